@@ -1,0 +1,178 @@
+#include "cgdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "cgfs/proc.h"
+#include "util/cleanup.h"
+
+int cgdir_open_beneath(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, *rel ? rel : ".", &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+int cgdir_stat(int cgfd, const char *file, struct stat *st)
+{
+	if (fstatat(cgfd, file, st, AT_SYMLINK_NOFOLLOW | (*file ? 0 : AT_EMPTY_PATH)) < 0)
+		return -errno;
+	return 0;
+}
+
+int cgdir_read(int cgfd, const char *file, char **out)
+{
+	return read_small_file_at(cgfd, file, out);
+}
+
+int cgdir_write(int cgfd, const char *file, const char *value)
+{
+	_cleanup_close_ int fd = openat(cgfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t len = strlen(value);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static int list_entries(int cgfd, bool dirs, strv *out)
+{
+	int fd = openat(cgfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((de->d_type == DT_DIR) != dirs)
+			continue;
+		int r = strv_push(out, de->d_name);
+		if (r < 0)
+			return r;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(char *), strv_sort_cmp);
+	return 0;
+}
+
+int cgdir_children(int cgfd, strv *out)
+{
+	return list_entries(cgfd, true, out);
+}
+
+int cgdir_files(int cgfd, strv *out)
+{
+	return list_entries(cgfd, false, out);
+}
+
+int pidv_push(pidv *p, pid_t pid)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		pid_t *v = realloc(p->v, cap * sizeof(pid_t));
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = pid;
+	return 0;
+}
+
+void pidv_free(pidv *p)
+{
+	free(p->v);
+	*p = (pidv){0};
+}
+
+int cgdir_procs(int cgfd, pidv *out)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = cgdir_read(cgfd, "cgroup.procs", &text);
+	if (r < 0)
+		return r;
+	for (char *p = text; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0 && (r = pidv_push(out, (pid_t)pid)) < 0)
+			return r;
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+static int populated_v1(int cgfd)
+{
+	pidv pids = {0};
+	strv kids = {0};
+	int r = cgdir_procs(cgfd, &pids);
+	if (r < 0)
+		return r;
+	if (pids.n) {
+		pidv_free(&pids);
+		return 1;
+	}
+	r = cgdir_children(cgfd, &kids);
+	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
+		_cleanup_close_ int kfd = cgdir_open_beneath(cgfd, kids.v[i]);
+		if (kfd < 0)
+			continue; /* removed meanwhile: empty */
+		r = populated_v1(kfd);
+		if (r != 0)
+			break;
+	}
+	strv_free(&kids);
+	return r;
+}
+
+int cgdir_populated(int cgfd, bool unified)
+{
+	_cleanup_free_ char *events = NULL;
+	const char *p;
+	int r;
+
+	if (!unified)
+		return populated_v1(cgfd);
+	r = cgdir_read(cgfd, "cgroup.events", &events);
+	if (r < 0)
+		return r;
+	p = strstr(events, "populated ");
+	return p ? p[10] == '1' : -EIO;
+}
+
+int cgdir_chown_all(int cgfd, uid_t uid, gid_t gid)
+{
+	strv files = {0};
+	int r = cgdir_files(cgfd, &files);
+	for (size_t i = 0; r >= 0 && i < files.n; i++)
+		if (fchownat(cgfd, files.v[i], uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+	strv_free(&files);
+	if (r >= 0 && fchown(cgfd, uid, gid) < 0)
+		r = -errno;
+	return r;
+}

@@ -1,0 +1,42 @@
+/* Mechanics on one cgroup directory, always through fds (no path is resolved twice). */
+#pragma once
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "util/strv.h"
+
+/*
+ * Opens rel ("" for dirfd itself) beneath dirfd. The kernel refuses any
+ * resolution that leaves dirfd, follows a symlink or a /proc magic link, or
+ * crosses a mount. Returns an O_DIRECTORY fd or -errno.
+ */
+int cgdir_open_beneath(int dirfd, const char *rel);
+
+/* fstatat of a file in the cgroup ("" for the directory itself); -errno. */
+int cgdir_stat(int cgfd, const char *file, struct stat *st);
+
+/* Reads a cgroup file into a heap string; -errno. */
+int cgdir_read(int cgfd, const char *file, char **out);
+/* Writes value to a cgroup file in one write(2), as cgroupfs wants; -errno. */
+int cgdir_write(int cgfd, const char *file, const char *value);
+
+/* Names of child cgroups, sorted. */
+int cgdir_children(int cgfd, strv *out);
+/* Names of all entries that are not directories, sorted. */
+int cgdir_files(int cgfd, strv *out);
+
+typedef struct {
+	pid_t *v;
+	size_t n, cap;
+} pidv;
+int pidv_push(pidv *p, pid_t pid);
+void pidv_free(pidv *p);
+
+/* Appends the pids of cgroup.procs. */
+int cgdir_procs(int cgfd, pidv *out);
+/* True if the cgroup or a descendant has a task; -errno on failure. */
+int cgdir_populated(int cgfd, bool unified);
+
+/* Chowns the directory and every file in it. */
+int cgdir_chown_all(int cgfd, uid_t uid, gid_t gid);

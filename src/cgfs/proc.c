@@ -1,0 +1,152 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+
+int read_small_file_at(int dirfd, const char *path, char **out)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	_cleanup_free_ char *buf = NULL;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap >= (16u << 20))
+				return -EFBIG;
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = take_ptr(&buf);
+	return 0;
+}
+
+void proc_cgroups_free(struct proc_cgroups *pc)
+{
+	for (int i = 0; i < pc->n; i++)
+		free(pc->e[i].path);
+	pc->n = 0;
+}
+
+int proc_cgroups_parse(const char *text, struct proc_cgroups *out)
+{
+	const char *line = text;
+	out->n = 0;
+	while (*line) {
+		const char *eol = strchrnul(line, '\n');
+		const char *c1 = memchr(line, ':', (size_t)(eol - line));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
+		char *endp;
+		long id;
+
+		if (!c2 || c2[1] != '/')
+			goto bad;
+		id = strtol(line, &endp, 10);
+		if (endp != c1 || id < 0 || id > 1 << 20)
+			goto bad;
+		if (out->n == PROC_CGROUP_MAX)
+			goto bad;
+		out->e[out->n].id = (int)id;
+		out->e[out->n].path = strndup(c2 + 1, (size_t)(eol - c2 - 1));
+		if (!out->e[out->n].path)
+			goto bad;
+		out->n++;
+		line = *eol ? eol + 1 : eol;
+	}
+	return 0;
+bad:
+	proc_cgroups_free(out);
+	return -EINVAL;
+}
+
+int proc_cgroups_read(pid_t pid, struct proc_cgroups *out, struct err *e)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	r = read_small_file_at(AT_FDCWD, path, &text);
+	if (r < 0)
+		return err_errno(e, -r, "cannot read the cgroups of pid %d", (int)pid);
+	if (proc_cgroups_parse(text, out) < 0)
+		return err_set(e, ERR_FAILED, "cannot parse /proc/%d/cgroup", (int)pid);
+	return 0;
+}
+
+const char *proc_cgroups_path(const struct proc_cgroups *pc, int id)
+{
+	for (int i = 0; i < pc->n; i++)
+		if (pc->e[i].id == id)
+			return pc->e[i].path;
+	return NULL;
+}
+
+static int parse_id_line(const char *text, const char *key, unsigned out[4])
+{
+	const char *p = strstr(text, key);
+	if (!p || (p != text && p[-1] != '\n'))
+		return -EINVAL;
+	p += strlen(key);
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p || errno || v > 0xffffffffUL)
+			return -EINVAL;
+		out[i] = (unsigned)v;
+		p = end;
+	}
+	return 0;
+}
+
+int proc_status_parse_ids(const char *text, struct proc_ids *out)
+{
+	unsigned u[4], g[4];
+	if (parse_id_line(text, "Uid:", u) < 0 || parse_id_line(text, "Gid:", g) < 0)
+		return -EINVAL;
+	for (int i = 0; i < 4; i++) {
+		out->uid[i] = u[i];
+		out->gid[i] = g[i];
+	}
+	return 0;
+}
+
+int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	r = read_small_file_at(AT_FDCWD, path, &text);
+	if (r < 0)
+		return err_errno(e, -r, "cannot read the credentials of pid %d", (int)pid);
+	if (proc_status_parse_ids(text, out) < 0)
+		return err_set(e, ERR_FAILED, "cannot parse /proc/%d/status", (int)pid);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* Kernel facts about a process, read from /proc. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+#define PROC_CGROUP_MAX 32
+
+struct proc_cgroup_entry {
+	int id;      /* 0 for cgroup2 */
+	char *path;  /* as the reader's cgroup namespace shows it */
+};
+
+struct proc_cgroups {
+	struct proc_cgroup_entry e[PROC_CGROUP_MAX];
+	int n;
+};
+
+/* Parses the text of /proc/PID/cgroup. */
+int proc_cgroups_parse(const char *text, struct proc_cgroups *out);
+int proc_cgroups_read(pid_t pid, struct proc_cgroups *out, struct err *e);
+/* The path for hierarchy id, or NULL. */
+const char *proc_cgroups_path(const struct proc_cgroups *pc, int id);
+void proc_cgroups_free(struct proc_cgroups *pc);
+
+struct proc_ids {
+	uid_t uid[4]; /* real, effective, saved, fs */
+	gid_t gid[4];
+};
+
+/* Parses the Uid: and Gid: lines of /proc/PID/status text. */
+int proc_status_parse_ids(const char *text, struct proc_ids *out);
+int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e);
+
+/* Reads a whole small file into a NUL-terminated heap buffer. */
+int read_small_file_at(int dirfd, const char *path, char **out);

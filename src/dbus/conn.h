@@ -1,0 +1,30 @@
+/* One client connection: its sd-bus server object and the requester behind it. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "ops/ops.h"
+
+struct server;
+
+struct conn {
+	struct server *srv;
+	sd_bus *bus;
+	int fd;
+	struct requester req;
+	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec; 0 once a message arrived */
+	uint32_t epoll_events;
+	bool busy;              /* more messages queued than one turn processes */
+	unsigned serial;        /* for the unique name Hello hands out */
+	struct conn *prev, *next;
+};
+
+#define CGMANAGER_OBJECT_PATH "/org/linuxcontainers/cgmanager"
+#define CGMANAGER_IFACE0 "org.linuxcontainers.cgmanager0_0"
+#define CGMANAGER_API_VERSION 10
+
+/* The interfaces a connection serves; userdata is the struct conn. */
+extern const sd_bus_vtable iface0_vtable[];
+extern const sd_bus_vtable bus_driver_vtable[];
+struct ops *conn_ops(const struct conn *c);

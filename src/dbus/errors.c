@@ -1,0 +1,26 @@
+#include "dbus/errors.h"
+
+const char *dbus_error_name(enum err_kind kind)
+{
+	switch (kind) {
+	case ERR_ACCESS:
+		return SD_BUS_ERROR_ACCESS_DENIED;
+	case ERR_INVALID:
+		return SD_BUS_ERROR_INVALID_ARGS;
+	case ERR_NOT_FOUND:
+		return SD_BUS_ERROR_FILE_NOT_FOUND;
+	case ERR_BUSY:
+		return "org.linuxcontainers.cgmanager.Error.Busy";
+	case ERR_NOT_SUPPORTED:
+		return SD_BUS_ERROR_NOT_SUPPORTED;
+	case ERR_LIMIT:
+		return SD_BUS_ERROR_LIMITS_EXCEEDED;
+	default:
+		return SD_BUS_ERROR_FAILED;
+	}
+}
+
+int reply_error(sd_bus_message *m, const struct err *e)
+{
+	return sd_bus_reply_method_errorf(m, dbus_error_name(e->kind), "%s", e->msg[0] ? e->msg : "request failed");
+}

@@ -1,0 +1,183 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgfs/proc.h"
+#include "ops/each.h"
+#include "ops/release.h"
+#include "util/cleanup.h"
+
+struct create_state {
+	const char *name;
+	bool existed_any;
+	bool made_here; /* the current hierarchy's topmost new directory is recorded */
+	/* What this call made, per hierarchy, so a later failure can undo it. */
+	struct {
+		struct hierarchy *h;
+		char rel[CGNAME_MAX];
+	} made[PROC_CGROUP_MAX];
+	int nmade;
+};
+
+/* A new v1 cpuset has no cpus or mems; a task could not be moved in. Inherit the parent's. */
+static int init_cpuset(const struct hierarchy *h, int parentfd, int fd)
+{
+	static const char *const files[] = {"cpuset.cpus", "cpuset.mems"};
+	if (h->unified || !strv_contains(&h->controllers, "cpuset"))
+		return 0;
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *mine = NULL, *theirs = NULL;
+		int r = cgdir_read(fd, files[i], &mine);
+		if (r < 0)
+			return r;
+		if (mine[0] != '\n' && mine[0] != '\0')
+			continue;
+		if ((r = cgdir_read(parentfd, files[i], &theirs)) < 0 || (r = cgdir_write(fd, files[i], theirs)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Makes one component; returns the new directory's fd or -1 with e set. */
+static int make_one(const struct requester *r, struct hierarchy *h, int parentfd, const char *parent_rel,
+                    const char *comp, struct err *e)
+{
+	struct stat st;
+	struct owner parent;
+	char why[POLICY_WHY_MAX];
+	int fd, rr;
+
+	if (fstat(parentfd, &st) < 0)
+		return err_errno(e, errno, "cannot stat %s:/%s", h->name, parent_rel);
+	parent = (struct owner){st.st_uid, st.st_gid, st.st_mode};
+	char what[WHAT_MAX];
+	snprintf(what, sizeof(what), "%s:/%s", h->name, parent_rel);
+	if (!policy_may_create_in(&r->cred, &parent, what, why))
+		return err_set(e, ERR_ACCESS, "%s", why);
+	if (mkdirat(parentfd, comp, 0755) < 0)
+		return err_errno(e, errno, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
+	fd = cgdir_open_beneath(parentfd, comp);
+	rr = fd < 0 ? fd : init_cpuset(h, parentfd, fd);
+	/* The creator owns what it made, as if it had run mkdir itself. */
+	if (rr >= 0 && (r->cred.uid != 0 || r->cred.gid != 0))
+		rr = cgdir_chown_all(fd, r->cred.uid, r->cred.gid);
+	if (rr < 0) {
+		if (fd >= 0)
+			close(fd);
+		unlinkat(parentfd, comp, AT_REMOVEDIR);
+		return err_errno(e, -rr, "cannot set up new cgroup %s:/%s%s%s", h->name, parent_rel,
+		                 *parent_rel ? "/" : "", comp);
+	}
+	return fd;
+}
+
+static void undo_one(struct hierarchy *h, const char *rel)
+{
+	char parent[CGNAME_MAX];
+	const char *base = rel;
+	snprintf(parent, sizeof(parent), "%s", rel);
+	char *slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		base = rel + (slash - parent) + 1;
+	} else {
+		parent[0] = '\0';
+	}
+	_cleanup_close_ int pfd = cgdir_open_beneath(h->root_fd, parent);
+	if (pfd >= 0)
+		remove_subtree(pfd, base);
+}
+
+static void undo(struct create_state *s)
+{
+	for (int i = s->nmade - 1; i >= 0; i--)
+		undo_one(s->made[i].h, s->made[i].rel);
+	s->nmade = 0;
+}
+
+/* A refused hierarchy may be skipped; what it half-made must not stay. */
+static int fail_here(struct create_state *s, struct hierarchy *h)
+{
+	if (s->made_here && s->nmade > 0 && s->made[s->nmade - 1].h == h) {
+		s->nmade--;
+		undo_one(h, s->made[s->nmade].rel);
+	}
+	s->made_here = false;
+	return -1;
+}
+
+static int create_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                     void *arg, struct err *e)
+{
+	struct create_state *s = arg;
+	struct target t;
+	char rel[CGNAME_MAX];
+	_cleanup_close_ int cur = -1;
+	const char *p;
+
+	if (target_resolve(o, r, pc, h, s->name, false, &t, e) < 0) {
+		target_close(&t);
+		return -1;
+	}
+	if (t.fd >= 0) {
+		s->existed_any = true;
+		target_close(&t);
+		return 0;
+	}
+	/* Walk down from the requester's cgroup, making what is missing. */
+	cur = take_fd(&t.req_fd);
+	snprintf(rel, sizeof(rel), "%s", t.req_rel);
+	p = t.rel + strlen(t.req_rel);
+	target_close(&t);
+	while (*p) {
+		char comp[NAME_MAX + 1];
+		size_t len;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		p += len;
+		fd = cgdir_open_beneath(cur, comp);
+		if (fd == -ENOENT) {
+			fd = make_one(r, h, cur, rel, comp, e);
+			if (fd < 0)
+				return fail_here(s, h);
+			if (!s->made_here) {
+				/* One entry per hierarchy: nmade never passes hs.n. */
+				s->made[s->nmade].h = h;
+				cgpath_join(rel, comp, s->made[s->nmade].rel);
+				s->nmade++;
+				s->made_here = true;
+			}
+		} else if (fd < 0) {
+			err_errno(e, -fd, "cannot open %s:/%s%s%s", h->name, rel, *rel ? "/" : "", comp);
+			return fail_here(s, h);
+		}
+		close(cur);
+		cur = fd;
+		char next[CGNAME_MAX];
+		cgpath_join(rel, comp, next);
+		memcpy(rel, next, sizeof(rel));
+	}
+	s->made_here = false;
+	return 0;
+}
+
+int ops_create(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
+               struct err *e)
+{
+	struct create_state s = {.name = cgroup};
+	if (for_each_hierarchy(o, r, controller, create_in, &s, e) < 0) {
+		undo(&s);
+		return -1;
+	}
+	*existed = s.existed_any ? 1 : -1;
+	return 0;
+}

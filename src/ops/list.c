@@ -1,0 +1,103 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgfs/proc.h"
+#include "ops/each.h"
+#include "util/cleanup.h"
+
+static int open_listable(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                         const char *name, const char *file, struct target *t, struct err *e)
+{
+	struct owner own;
+	char why[POLICY_WHY_MAX];
+	if (target_resolve(o, r, pc, h, name, true, t, e) < 0 || target_owner(t, file, &own, e) < 0)
+		return -1;
+	if (!(*file ? policy_may_read(&r->cred, &own, t->what, why) : policy_may_list(&r->cred, &own, t->what, why)))
+		return err_set(e, ERR_ACCESS, "%s", why);
+	return 0;
+}
+
+struct list_args {
+	const char *name;
+	strv *children;
+	pidv *pids;
+	bool recursive;
+};
+
+static int children_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                       void *arg, struct err *e)
+{
+	struct list_args *a = arg;
+	struct target t;
+	int rc = open_listable(o, r, pc, h, a->name, "", &t, e);
+	if (rc == 0 && (rc = cgdir_children(t.fd, a->children)) < 0)
+		rc = err_errno(e, -rc, "cannot list %s", t.what);
+	target_close(&t);
+	return rc;
+}
+
+int ops_list_children(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                      strv *out, struct err *e)
+{
+	struct hierarchy *h;
+	struct list_args a = {.name = cgroup, .children = out};
+	if (select_one(o, controller, &h, e) < 0)
+		return -1;
+	return for_each_hierarchy(o, r, h->name, children_in, &a, e) < 0 ? -1 : 0;
+}
+
+static int collect_procs(int fd, bool recursive, pidv *out)
+{
+	strv kids = {0};
+	int r = cgdir_procs(fd, out);
+	if (r < 0 || !recursive)
+		return r == -ENOENT ? 0 : r;
+	r = cgdir_children(fd, &kids);
+	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
+		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
+		if (kfd >= 0)
+			r = collect_procs(kfd, true, out);
+	}
+	strv_free(&kids);
+	return r;
+}
+
+static int tasks_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                    void *arg, struct err *e)
+{
+	struct list_args *a = arg;
+	struct target t;
+	int rc = open_listable(o, r, pc, h, a->name, "cgroup.procs", &t, e);
+	if (rc == 0 && (rc = collect_procs(t.fd, a->recursive, a->pids)) < 0)
+		rc = err_errno(e, -rc, "cannot read the tasks of %s", t.what);
+	target_close(&t);
+	return rc;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int ops_get_tasks(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                  bool recursive, pidv *out, struct err *e)
+{
+	struct list_args a = {.name = cgroup, .pids = out, .recursive = recursive};
+	struct hierarchy *h;
+	size_t n = 0;
+
+	/* GetTasks takes one controller; GetTasksRecursive also a list or "all" (as in 0.42). */
+	if (!recursive && select_one(o, controller, &h, e) < 0)
+		return -1;
+	if (for_each_hierarchy(o, r, controller, tasks_in, &a, e) < 0)
+		return -1;
+	if (out->n)
+		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
+	for (size_t i = 0; i < out->n; i++)
+		if (n == 0 || out->v[n - 1] != out->v[i])
+			out->v[n++] = out->v[i];
+	out->n = n;
+	return 0;
+}

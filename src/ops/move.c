@@ -1,0 +1,207 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgfs/proc.h"
+#include "ops/resolve.h"
+#include "util/cleanup.h"
+
+/* The task named by pid, pinned so that its facts and the move concern one process. */
+struct victim {
+	pid_t pid;
+	int pidfd;
+	struct proc_ids ids;
+	struct proc_cgroups pc;
+};
+
+static void victim_free(struct victim *v)
+{
+	if (v->pidfd >= 0)
+		close(v->pidfd);
+	proc_cgroups_free(&v->pc);
+}
+
+static bool pidfd_alive(int pidfd)
+{
+	return pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno != ESRCH;
+}
+
+static int victim_open(pid_t pid, struct victim *v, struct err *e)
+{
+	*v = (struct victim){.pid = pid, .pidfd = -1};
+	if (pid <= 0)
+		return err_set(e, ERR_INVALID, "pid %d is not a valid pid", (int)pid);
+	v->pidfd = pidfd_open(pid, 0);
+	if (v->pidfd < 0 && errno != ENOSYS)
+		return err_errno(e, errno, "pid %d", (int)pid);
+	if (proc_ids_read(pid, &v->ids, e) < 0 || proc_cgroups_read(pid, &v->pc, e) < 0)
+		return -1;
+	if (!pidfd_alive(v->pidfd))
+		return err_set(e, ERR_NOT_FOUND, "pid %d exited", (int)pid);
+	return 0;
+}
+
+/* Where the victim is in h, relative to the daemon's root; refuses tasks outside it. */
+static int victim_rel(const struct victim *v, const struct hierarchy *h, char rel[CGNAME_MAX], struct err *e)
+{
+	const char *path = proc_cgroups_path(&v->pc, h->id);
+	if (!path)
+		return err_set(e, ERR_NOT_FOUND, "pid %d is in no cgroup of %s", (int)v->pid, h->name);
+	if (rel_within_root(h, path, rel) < 0)
+		return err_set(e, ERR_ACCESS, "pid %d is in %s:%s, outside %s:%s, the tree this daemon manages", (int)v->pid,
+		               h->name, path, h->name, h->root_path);
+	return 0;
+}
+
+static bool rel_is_within(const char *rel, const char *base)
+{
+	size_t n = strlen(base);
+	if (n == 0)
+		return true;
+	return strncmp(rel, base, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* The longest common ancestor of two relative paths. */
+static void common_ancestor(const char *a, const char *b, char out[CGNAME_MAX])
+{
+	size_t last = 0, i = 0;
+	for (; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			last = i;
+	if ((a[i] == '\0' && (b[i] == '\0' || b[i] == '/')) || (b[i] == '\0' && a[i] == '/'))
+		last = i;
+	memcpy(out, a, last);
+	out[last] = '\0';
+}
+
+static int check_move(struct ops *o, const struct requester *r, const struct victim *v, struct target *t,
+                      bool absolute, struct err *e)
+{
+	char vrel[CGNAME_MAX], anc[CGNAME_MAX], why[POLICY_WHY_MAX];
+	struct owner dest, ancestor;
+	bool need_ancestor = t->h->unified && r->cred.uid != 0;
+	struct task_facts tf = {.pid = v->pid};
+
+	(void)o;
+	if (victim_rel(v, t->h, vrel, e) < 0)
+		return -1;
+	if (!absolute && !rel_is_within(vrel, t->req_rel))
+		return err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, outside your cgroup %s:/%s (MovePidAbs is for root)",
+		               (int)v->pid, t->h->name, vrel, t->h->name, t->req_rel);
+	if (target_owner(t, "cgroup.procs", &dest, e) < 0)
+		return -1;
+	if (need_ancestor) {
+		common_ancestor(vrel, t->rel, anc);
+		_cleanup_close_ int afd = cgdir_open_beneath(t->h->root_fd, anc);
+		struct stat st;
+		if (afd < 0 || cgdir_stat(afd, "cgroup.procs", &st) < 0)
+			return err_set(e, ERR_FAILED, "cannot inspect the common ancestor %s:/%s", t->h->name, anc);
+		ancestor = (struct owner){st.st_uid, st.st_gid, st.st_mode};
+	}
+	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
+	if (!policy_may_move(&r->cred, &tf, &dest, need_ancestor ? &ancestor : NULL, t->what, why))
+		return err_set(e, ERR_ACCESS, "%s", why);
+	return 0;
+}
+
+int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
+                 bool absolute, struct err *e)
+{
+	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
+	struct target t[o->hs.n ? o->hs.n : 1];
+	struct proc_cgroups pc = {0};
+	struct victim v = {.pidfd = -1};
+	int n, done = 0, rc = -1;
+	char pidstr[16];
+
+	if (absolute && r->cred.uid != 0)
+		return err_set(e, ERR_ACCESS, "MovePidAbs is for root; you are uid %u", (unsigned)r->cred.uid);
+	n = hierarchies_select(&o->hs, controller, sel, e);
+	if (n < 0)
+		return -1;
+	if (requester_cgroups(o, r, &pc, e) < 0)
+		return -1;
+	if (victim_open(pid, &v, e) < 0)
+		goto out;
+	/* Every check first, so a refusal leaves the task where it was in every hierarchy. */
+	for (; done < n; done++) {
+		int rr = absolute ? target_resolve_abs(sel[done], cgroup, true, &t[done], e)
+		                  : target_resolve(o, r, &pc, sel[done], cgroup, true, &t[done], e);
+		if (rr < 0 || check_move(o, r, &v, &t[done], absolute, e) < 0) {
+			done++;
+			goto out;
+		}
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	for (int i = 0; i < n; i++) {
+		int wr = cgdir_write(t[i].fd, "cgroup.procs", pidstr);
+		if (wr < 0) {
+			err_errno(e, -wr, "cannot move pid %d into %s", (int)pid, t[i].what);
+			goto out;
+		}
+	}
+	/* Still alive after the write: the pid we wrote was the task we checked. */
+	if (!pidfd_alive(v.pidfd)) {
+		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)pid);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < done; i++)
+		target_close(&t[i]);
+	victim_free(&v);
+	proc_cgroups_free(&pc);
+	return rc;
+}
+
+int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *controller, pid_t pid, bool absolute,
+                       char **out, struct err *e)
+{
+	struct hierarchy *h;
+	struct proc_cgroups pc = {0};
+	struct victim v = {.pidfd = -1};
+	char vrel[CGNAME_MAX], req_rel[CGNAME_MAX];
+	const char *own;
+	int rc = -1;
+
+	if (select_one(o, controller, &h, e) < 0)
+		return -1;
+	if (requester_cgroups(o, r, &pc, e) < 0)
+		return -1;
+	if (victim_open(pid, &v, e) < 0 || victim_rel(&v, h, vrel, e) < 0)
+		goto out;
+	if (absolute) {
+		*out = malloc(strlen(vrel) + 2);
+		if (*out)
+			sprintf(*out, "/%s", vrel);
+	} else {
+		own = proc_cgroups_path(&pc, h->id);
+		if (!own || rel_within_root(h, own, req_rel) < 0) {
+			err_set(e, ERR_ACCESS, "your cgroup in %s is outside %s:%s, the tree this daemon manages", h->name,
+			        h->name, h->root_path);
+			goto out;
+		}
+		if (!rel_is_within(vrel, req_rel)) {
+			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)pid,
+			        h->name, vrel, h->name, req_rel);
+			goto out;
+		}
+		const char *rest = vrel + strlen(req_rel);
+		while (*rest == '/')
+			rest++;
+		*out = strdup(*rest ? rest : "/");
+	}
+	if (!*out)
+		err_set(e, ERR_LIMIT, "out of memory");
+	else
+		rc = 0;
+out:
+	victim_free(&v);
+	proc_cgroups_free(&pc);
+	return rc;
+}

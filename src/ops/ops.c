@@ -1,0 +1,61 @@
+#include "ops/ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgfs/proc.h"
+#include "ops/release.h"
+#include "util/cleanup.h"
+
+static int self_ns(const char *ns, ino_t *out, struct err *e)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
+	if (stat(path, &st) < 0)
+		return err_errno(e, errno, "cannot stat %s", path);
+	*out = st.st_ino;
+	return 0;
+}
+
+static void load_delegate_list(struct ops *o)
+{
+	_cleanup_free_ char *text = NULL;
+	if (read_small_file_at(AT_FDCWD, cgroup2_delegate_list_path, &text) < 0)
+		return;
+	o->have_delegate_list = strv_split(&o->delegate_files, text, '\n') == 0;
+}
+
+int ops_init(struct ops *o, struct err *e)
+{
+	*o = (struct ops){0};
+	if (self_ns("pid", &o->pidns, e) < 0 || self_ns("user", &o->userns, e) < 0)
+		return -1;
+	if (hierarchies_discover(&o->hs, e) < 0)
+		return -1;
+	load_delegate_list(o);
+	o->release = release_watch_new(e);
+	if (!o->release) {
+		hierarchies_free(&o->hs);
+		return -1;
+	}
+	return 0;
+}
+
+void ops_free(struct ops *o)
+{
+	release_watch_free(o->release);
+	strv_free(&o->delegate_files);
+	hierarchies_free(&o->hs);
+}
+
+int ops_list_controllers(struct ops *o, strv *out, struct err *e)
+{
+	for (size_t i = 0; i < o->hs.n; i++)
+		if (strv_push(out, o->hs.h[i].name) < 0)
+			return err_set(e, ERR_LIMIT, "out of memory");
+	return 0;
+}

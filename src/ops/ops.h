@@ -1,0 +1,77 @@
+/*
+ * One function per operation: the only place that says what a request
+ * means. Transport-agnostic: the D-Bus interfaces turn arguments into these
+ * calls and results into replies. Every function returns 0, or -1 with e set.
+ */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cgfs/cgdir.h"
+#include "cgfs/hierarchy.h"
+#include "policy/policy.h"
+#include "util/err.h"
+#include "util/strv.h"
+
+struct release_watch;
+
+struct ops {
+	struct hierarchies hs;
+	struct release_watch *release;
+	strv delegate_files;     /* /sys/kernel/cgroup/delegate, NULL-terminated */
+	bool have_delegate_list;
+	ino_t pidns, userns;     /* the daemon's own, to recognise host requesters */
+};
+
+/* Who is asking: the kernel's view of the peer, pinned by a pidfd. */
+struct requester {
+	pid_t pid;
+	int pidfd; /* -1 where the kernel has no pidfds */
+	struct cred cred;
+};
+
+int ops_init(struct ops *o, struct err *e);
+void ops_free(struct ops *o);
+
+int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *controller, pid_t pid, bool absolute,
+                       char **out, struct err *e);
+/* *existed: 1 when the cgroup was already there in every hierarchy, -1 when this call created it. */
+int ops_create(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
+               struct err *e);
+int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,
+              gid_t gid, struct err *e);
+int ops_chmod(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, const char *file,
+              int mode, struct err *e);
+int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
+                 bool absolute, struct err *e);
+int ops_get_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                  const char *key, char **out, struct err *e);
+int ops_set_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                  const char *key, const char *value, struct err *e);
+/* *existed: 1 when removed, -1 when it did not exist. */
+int ops_remove(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, bool recursive,
+               int *existed, struct err *e);
+int ops_get_tasks(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                  bool recursive, pidv *out, struct err *e);
+int ops_list_children(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                      strv *out, struct err *e);
+int ops_remove_on_empty(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                        struct err *e);
+/* *existed as ops_remove, for the named cgroup itself. */
+int ops_prune(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
+              struct err *e);
+int ops_list_controllers(struct ops *o, strv *out, struct err *e);
+
+struct key_info {
+	char *name;
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+};
+typedef struct {
+	struct key_info *v;
+	size_t n;
+} keyv;
+void keyv_free(keyv *k);
+int ops_list_keys(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, keyv *out,
+                  struct err *e);

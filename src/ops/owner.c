@@ -1,0 +1,103 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ops/each.h"
+
+struct chown_args {
+	const char *name;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Hands over the directory and the files that let the new owner run its subtree, never the limits. */
+static int chown_delegated(struct ops *o, const struct target *t, uid_t uid, gid_t gid, struct err *e)
+{
+	strv files = {0};
+	const char *const *kernel_list = o->have_delegate_list ? (const char *const *)o->delegate_files.v : NULL;
+	int r = cgdir_files(t->fd, &files);
+
+	for (size_t i = 0; r >= 0 && i < files.n; i++)
+		if (policy_is_delegated_file(files.v[i], t->h->unified, kernel_list) &&
+		    fchownat(t->fd, files.v[i], uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+	strv_free(&files);
+	if (r >= 0 && fchown(t->fd, uid, gid) < 0)
+		r = -errno;
+	if (r < 0)
+		return err_errno(e, -r, "cannot chown %s", t->what);
+	return 0;
+}
+
+static int chown_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                    void *arg, struct err *e)
+{
+	struct chown_args *a = arg;
+	struct target t;
+	struct owner dir;
+	char why[POLICY_WHY_MAX];
+	int rc = -1;
+
+	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0 || target_owner(&t, "", &dir, e) < 0)
+		goto out;
+	if (!policy_may_chown(&r->cred, &dir, a->uid, a->gid, t.what, why)) {
+		err_set(e, ERR_ACCESS, "%s", why);
+		goto out;
+	}
+	rc = chown_delegated(o, &t, a->uid, a->gid, e);
+out:
+	target_close(&t);
+	return rc;
+}
+
+int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,
+              gid_t gid, struct err *e)
+{
+	struct chown_args a = {cgroup, uid, gid};
+	if (uid == (uid_t)-1 || gid == (gid_t)-1)
+		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
+	return for_each_hierarchy(o, r, controller, chown_in, &a, e) < 0 ? -1 : 0;
+}
+
+struct chmod_args {
+	const char *name;
+	const char *file;
+	int mode;
+};
+
+static int chmod_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
+                    void *arg, struct err *e)
+{
+	struct chmod_args *a = arg;
+	struct target t;
+	struct owner file;
+	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
+	int rc = -1;
+
+	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0 || target_owner(&t, a->file, &file, e) < 0)
+		goto out;
+	snprintf(what, sizeof(what), "%s%s%s", t.what, *a->file ? " " : "", a->file);
+	if (!policy_may_chmod(&r->cred, &file, a->mode, what, why)) {
+		err_set(e, ERR_ACCESS, "%s", why);
+		goto out;
+	}
+	if ((*a->file ? fchmodat(t.fd, a->file, (mode_t)a->mode, 0) : fchmod(t.fd, (mode_t)a->mode)) < 0)
+		err_errno(e, errno, "cannot chmod %s", what);
+	else
+		rc = 0;
+out:
+	target_close(&t);
+	return rc;
+}
+
+int ops_chmod(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, const char *file,
+              int mode, struct err *e)
+{
+	struct chmod_args a = {cgroup, file, mode};
+	const char *why;
+	if (*file && cgfile_name_valid(file, &why) < 0)
+		return err_set(e, ERR_INVALID, "file name '%s' is refused: %s", file, why);
+	return for_each_hierarchy(o, r, controller, chmod_in, &a, e) < 0 ? -1 : 0;
+}

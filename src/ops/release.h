@@ -1,0 +1,25 @@
+/*
+ * Remove-on-empty without release_agent (a hierarchy-wide setting the daemon
+ * may not change): on cgroup2 the kernel's cgroup.events reports when the
+ * subtree empties; on v1 the marked subtrees are checked once a second. A
+ * cgroup is removed once it has held tasks and they have all left (0.42's
+ * notify_on_release semantics). Marks live in memory only: a restarted
+ * daemon has none, which is harmless (the cgroups stay).
+ */
+#pragma once
+#include "cgfs/hierarchy.h"
+#include "util/err.h"
+
+struct release_watch;
+
+struct release_watch *release_watch_new(struct err *e);
+void release_watch_free(struct release_watch *rw);
+/* Readable when a cgroup2 mark may have emptied. */
+int release_watch_fd(const struct release_watch *rw);
+/* Milliseconds until release_watch_tick wants to run, -1 for never. */
+int release_watch_timeout_ms(const struct release_watch *rw);
+int release_watch_add(struct release_watch *rw, struct hierarchy *h, const char *rel, int cgfd, struct err *e);
+void release_watch_process(struct release_watch *rw);
+void release_watch_tick(struct release_watch *rw);
+/* Removes the cgroup fd's empty subtree (children first); -errno. */
+int remove_subtree(int parentfd, const char *name);

@@ -1,0 +1,182 @@
+#include "ops/resolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgfs/proc.h"
+#include "util/cleanup.h"
+
+void target_close(struct target *t)
+{
+	if (t->req_fd >= 0)
+		close(t->req_fd);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->req_fd = t->fd = -1;
+}
+
+static int ns_inode(pid_t pid, const char *ns, ino_t *out)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*out = st.st_ino;
+	return 0;
+}
+
+int requester_check_namespaces(const struct ops *o, const struct requester *r, struct err *e)
+{
+	ino_t pidns, userns;
+	if (r->pid <= 0)
+		return err_set(e, ERR_NOT_SUPPORTED,
+		               "your pid is not visible in the daemon's pid namespace; requests from containers are not yet "
+		               "supported");
+	if (ns_inode(r->pid, "pid", &pidns) < 0 || ns_inode(r->pid, "user", &userns) < 0)
+		return err_set(e, ERR_FAILED, "cannot read the namespaces of pid %d", (int)r->pid);
+	if (pidns != o->pidns || userns != o->userns)
+		return err_set(e, ERR_NOT_SUPPORTED,
+		               "pid %d is in another %s namespace than the daemon; requests from containers (and the Scm "
+		               "calls) are not yet supported",
+		               (int)r->pid, pidns != o->pidns ? "pid" : "user");
+	return 0;
+}
+
+int requester_still_alive(const struct requester *r, struct err *e)
+{
+	if (r->pidfd < 0)
+		return 0;
+	if (syscall(SYS_pidfd_send_signal, r->pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
+		return err_set(e, ERR_ACCESS, "the process that opened this connection (pid %d) has exited", (int)r->pid);
+	return 0;
+}
+
+int requester_cgroups(const struct ops *o, const struct requester *r, struct proc_cgroups *pc, struct err *e)
+{
+	if (requester_check_namespaces(o, r, e) < 0)
+		return -1;
+	if (proc_cgroups_read(r->pid, pc, e) < 0)
+		return -1;
+	/* Read first, check after: a reused pid would show up here as our peer having died. */
+	if (requester_still_alive(r, e) < 0) {
+		proc_cgroups_free(pc);
+		return -1;
+	}
+	return 0;
+}
+
+void display_path(const char *rel, char *out, size_t len)
+{
+	snprintf(out, len, "/%s", rel);
+}
+
+int rel_within_root(const struct hierarchy *h, const char *path, char rel[CGNAME_MAX])
+{
+	const char *root = h->root_path;
+	size_t n = strlen(root);
+	const char *rest;
+
+	if (strcmp(root, "/") == 0)
+		rest = path;
+	else if (strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/'))
+		rest = path + n;
+	else
+		return -1;
+	while (*rest == '/')
+		rest++;
+	if (strlen(rest) >= CGNAME_MAX)
+		return -1;
+	strcpy(rel, rest);
+	return 0;
+}
+
+static void set_what(struct target *t)
+{
+	char p[CGNAME_MAX + 2];
+	display_path(t->rel, p, sizeof(p));
+	snprintf(t->what, sizeof(t->what), "%s:%s", t->h->name, p);
+}
+
+static int open_named(struct target *t, int basefd, const char *clean, bool must_exist, struct err *e)
+{
+	t->fd = cgdir_open_beneath(basefd, clean);
+	if (t->fd >= 0)
+		return 0;
+	if (t->fd == -ENOENT && !must_exist)
+		return 0;
+	if (t->fd == -ENOENT)
+		return err_set(e, ERR_NOT_FOUND, "%s does not exist", t->what);
+	if (t->fd == -ENOTDIR)
+		return err_set(e, ERR_INVALID, "%s is not a cgroup", t->what);
+	if (t->fd == -EXDEV || t->fd == -ELOOP)
+		return err_set(e, ERR_ACCESS, "%s leads outside your cgroup (symlinks and escapes are refused)", t->what);
+	return err_errno(e, -t->fd, "cannot open %s", t->what);
+}
+
+int target_resolve(const struct ops *o, const struct requester *r, const struct proc_cgroups *pc,
+                   struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e)
+{
+	const char *why, *own = proc_cgroups_path(pc, h->id);
+	char clean[CGNAME_MAX];
+
+	(void)o;
+	(void)r;
+	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
+	if (cgname_normalize(name, clean, &why) < 0)
+		return err_set(e, ERR_INVALID, "cgroup name '%s' is refused: %s", name, why);
+	if (!own)
+		return err_set(e, ERR_NOT_FOUND, "you are in no cgroup of %s", h->name);
+	if (rel_within_root(h, own, t->req_rel) < 0)
+		return err_set(e, ERR_ACCESS, "your cgroup %s:%s is outside %s:%s, the tree this daemon manages", h->name,
+		               own, h->name, h->root_path);
+	if (cgpath_join(t->req_rel, clean, t->rel) < 0)
+		return err_set(e, ERR_INVALID, "cgroup name '%s' is too long", name);
+	set_what(t);
+	t->req_fd = cgdir_open_beneath(h->root_fd, t->req_rel);
+	if (t->req_fd < 0)
+		return err_errno(e, -t->req_fd, "cannot open your cgroup %s:/%s", h->name, t->req_rel);
+	return open_named(t, t->req_fd, clean, must_exist, e);
+}
+
+int target_resolve_abs(struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e)
+{
+	const char *why;
+	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
+	if (cgname_normalize(name, t->rel, &why) < 0)
+		return err_set(e, ERR_INVALID, "cgroup name '%s' is refused: %s", name, why);
+	set_what(t);
+	return open_named(t, h->root_fd, t->rel, must_exist, e);
+}
+
+int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e)
+{
+	struct stat st;
+	int r = cgdir_stat(t->fd, file, &st);
+	if (r < 0) {
+		if (r == -ENOENT)
+			return err_set(e, ERR_NOT_FOUND, "%s has no file '%s'", t->what, file);
+		return err_errno(e, -r, "cannot stat %s %s", t->what, file);
+	}
+	*out = (struct owner){.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
+	return 0;
+}
+
+int select_one(struct ops *o, const char *controller, struct hierarchy **out, struct err *e)
+{
+	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
+	int n = hierarchies_select(&o->hs, controller, sel, e);
+	if (n < 0)
+		return -1;
+	if (n != 1)
+		return err_set(e, ERR_INVALID, "this call takes exactly one controller; '%s' names %d hierarchies", controller,
+		               n);
+	*out = sel[0];
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* Turning (requester, hierarchy, name) into open cgroup directories, contained by the kernel. */
+#pragma once
+#include "ops/ops.h"
+#include "cgfs/proc.h"
+#include "util/cgname.h"
+
+#define WHAT_MAX (CGNAME_MAX + 64)
+
+struct target {
+	struct hierarchy *h;
+	char req_rel[CGNAME_MAX]; /* the requester's cgroup, relative to the daemon's root */
+	char rel[CGNAME_MAX];     /* the named cgroup, relative to the daemon's root */
+	int req_fd;               /* the requester's cgroup */
+	int fd;                   /* the named cgroup; -1 if it does not exist */
+	char what[WHAT_MAX];      /* "memory:/a/b" for messages */
+};
+
+void target_close(struct target *t);
+
+/* Requesters in another pid or user namespace are the container issue's. */
+int requester_check_namespaces(const struct ops *o, const struct requester *r, struct err *e);
+/* Fails if the process that connected has exited (its pid may be reused). */
+int requester_still_alive(const struct requester *r, struct err *e);
+
+/*
+ * Fills t for the cgroup `name` relative to the requester's own cgroup in h.
+ * pc holds the requester's /proc/PID/cgroup. With must_exist false a missing
+ * cgroup gives t->fd == -1 and success.
+ */
+int target_resolve(const struct ops *o, const struct requester *r, const struct proc_cgroups *pc,
+                   struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e);
+/* Same, but relative to the daemon's root (the *Abs calls). */
+int target_resolve_abs(struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e);
+
+/* A path as the daemon's root sees it: "/" + rel. */
+void display_path(const char *rel, char *out, size_t len);
+
+/* Reads the requester's cgroups (once per request) and checks it is still the same process. */
+int requester_cgroups(const struct ops *o, const struct requester *r, struct proc_cgroups *pc, struct err *e);
+
+/* rel of an absolute cgroup path within h's root, or -1 if outside. */
+int rel_within_root(const struct hierarchy *h, const char *path, char rel[CGNAME_MAX]);
+
+/* The owner of a file of t ("" for the directory), for policy. */
+int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e);
+
+/* Selecting hierarchies that must be exactly one. */
+int select_one(struct ops *o, const char *controller, struct hierarchy **out, struct err *e);

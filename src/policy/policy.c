@@ -1,0 +1,174 @@
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool policy_in_group(const struct cred *c, gid_t gid)
+{
+	if (c->gid == gid)
+		return true;
+	for (size_t i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == gid)
+			return true;
+	return false;
+}
+
+bool policy_permits(const struct cred *c, const struct owner *o, int want)
+{
+	int bits;
+	if (c->uid == 0)
+		return true;
+	if (c->uid == o->uid)
+		bits = (o->mode >> 6) & 7;
+	else if (policy_in_group(c, o->gid))
+		bits = (o->mode >> 3) & 7;
+	else
+		bits = o->mode & 7;
+	return (bits & want) == want;
+}
+
+static void owner_reason(const struct cred *c, const struct owner *o, const char *what, const char *needs,
+                         char why[POLICY_WHY_MAX])
+{
+	if (c->uid != o->uid)
+		snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u (mode %03o); you are uid %u and need %s", what,
+		         (unsigned)o->uid, (unsigned)(o->mode & 0777), (unsigned)c->uid, needs);
+	else
+		snprintf(why, POLICY_WHY_MAX, "%s has mode %03o, which does not give you (its owner) %s", what,
+		         (unsigned)(o->mode & 0777), needs);
+}
+
+static bool need(const struct cred *c, const struct owner *o, int want, const char *what, const char *needs,
+                 char why[POLICY_WHY_MAX])
+{
+	if (policy_permits(c, o, want))
+		return true;
+	owner_reason(c, o, what, needs, why);
+	return false;
+}
+
+bool policy_may_create_in(const struct cred *c, const struct owner *parent, const char *what, char why[POLICY_WHY_MAX])
+{
+	return need(c, parent, WANT_WRITE | WANT_SEARCH, what, "write access to create a cgroup in it", why);
+}
+
+bool policy_may_remove(const struct cred *c, const struct owner *parent, const char *what, bool is_requesters_own,
+                       char why[POLICY_WHY_MAX])
+{
+	if (is_requesters_own) {
+		snprintf(why, POLICY_WHY_MAX, "%s is your own cgroup; only cgroups beneath it can be removed", what);
+		return false;
+	}
+	return need(c, parent, WANT_WRITE | WANT_SEARCH, what, "write access to remove a cgroup from it", why);
+}
+
+bool policy_may_read(const struct cred *c, const struct owner *file, const char *what, char why[POLICY_WHY_MAX])
+{
+	return need(c, file, WANT_READ, what, "read access", why);
+}
+
+bool policy_may_list(const struct cred *c, const struct owner *dir, const char *what, char why[POLICY_WHY_MAX])
+{
+	return need(c, dir, WANT_READ | WANT_SEARCH, what, "read access to list it", why);
+}
+
+bool policy_is_task_or_agent_file(const char *key)
+{
+	static const char *const refused[] = {
+		"tasks", "cgroup.procs", "cgroup.threads", "release_agent", "notify_on_release",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (strcmp(key, refused[i]) == 0)
+			return true;
+	return false;
+}
+
+bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
+                          const char *what, char why[POLICY_WHY_MAX])
+{
+	if (policy_is_task_or_agent_file(key)) {
+		snprintf(why, POLICY_WHY_MAX,
+		         "%s cannot be set as a value: it moves tasks or names a program run as root (use MovePid)", what);
+		return false;
+	}
+	if (at_daemon_root && c->uid != 0) {
+		snprintf(why, POLICY_WHY_MAX, "%s is a setting of the root cgroup, which only host root may change", what);
+		return false;
+	}
+	return need(c, file, WANT_WRITE, what, "write access", why);
+}
+
+bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
+                      char why[POLICY_WHY_MAX])
+{
+	if (c->uid == 0)
+		return true;
+	if (dir->uid != c->uid) {
+		snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u; you are uid %u, and only its owner or root may chown it",
+		         what, (unsigned)dir->uid, (unsigned)c->uid);
+		return false;
+	}
+	/* Handing a cgroup to someone else needs privilege over both uids. */
+	if (new_uid != c->uid || !policy_in_group(c, new_gid)) {
+		snprintf(why, POLICY_WHY_MAX,
+		         "only root may chown %s to uid %u gid %u; you may only change its group to one of your own groups",
+		         what, (unsigned)new_uid, (unsigned)new_gid);
+		return false;
+	}
+	return true;
+}
+
+bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, const char *what,
+                      char why[POLICY_WHY_MAX])
+{
+	if (mode < 0 || mode > 0777) {
+		snprintf(why, POLICY_WHY_MAX, "mode %o for %s is refused: only permission bits (0 to 0777) may be set", mode,
+		         what);
+		return false;
+	}
+	if (c->uid == 0 || file->uid == c->uid)
+		return true;
+	snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u; you are uid %u, and only its owner or root may chmod it",
+	         what, (unsigned)file->uid, (unsigned)c->uid);
+	return false;
+}
+
+bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
+                     const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX])
+{
+	if (c->uid == 0)
+		return true;
+	for (int i = 0; i < 4; i++) {
+		if (t->uids[i] != c->uid) {
+			snprintf(why, POLICY_WHY_MAX, "pid %d runs as uid %u; you are uid %u and may move only your own tasks",
+			         (int)t->pid, (unsigned)t->uids[i], (unsigned)c->uid);
+			return false;
+		}
+	}
+	if (!need(c, dest_procs, WANT_WRITE, what, "write access to its task file", why))
+		return false;
+	if (common_ancestor_procs &&
+	    !policy_permits(c, common_ancestor_procs, WANT_WRITE)) {
+		snprintf(why, POLICY_WHY_MAX,
+		         "moving pid %d into %s needs write access to cgroup.procs of the common ancestor of both cgroups "
+		         "(the cgroup2 delegation rule); that file is owned by uid %u",
+		         (int)t->pid, what, (unsigned)common_ancestor_procs->uid);
+		return false;
+	}
+	return true;
+}
+
+bool policy_is_delegated_file(const char *file, bool unified, const char *const *kernel_delegate_list)
+{
+	if (strcmp(file, "cgroup.procs") == 0)
+		return true;
+	if (!unified)
+		return strcmp(file, "tasks") == 0;
+	if (kernel_delegate_list) {
+		for (size_t i = 0; kernel_delegate_list[i]; i++)
+			if (strcmp(file, kernel_delegate_list[i]) == 0)
+				return true;
+		return false;
+	}
+	return strcmp(file, "cgroup.threads") == 0 || strcmp(file, "cgroup.subtree_control") == 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * Pure access decisions: (requester, facts about the target, action) ->
+ * allowed, or refused with a sentence saying why. No I/O: callers gather
+ * the facts from the kernel and hand them in, so every rule is unit-tested
+ * without root.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define POLICY_MAX_GROUPS 64
+
+struct cred {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[POLICY_MAX_GROUPS];
+	size_t ngroups;
+};
+
+/* Owner and mode of a cgroupfs directory or file, as stat(2) reports them. */
+struct owner {
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+};
+
+#define POLICY_WHY_MAX 384
+
+enum access_want { WANT_READ = 4, WANT_WRITE = 2, WANT_SEARCH = 1 };
+
+/* Unix permission bits as the kernel applies them; root may do anything. */
+bool policy_permits(const struct cred *c, const struct owner *o, int want);
+bool policy_in_group(const struct cred *c, gid_t gid);
+
+/* "what" names the target for the message, e.g. "memory:/a/b". */
+bool policy_may_create_in(const struct cred *c, const struct owner *parent, const char *what, char why[POLICY_WHY_MAX]);
+bool policy_may_remove(const struct cred *c, const struct owner *parent, const char *what, bool is_requesters_own,
+                       char why[POLICY_WHY_MAX]);
+bool policy_may_read(const struct cred *c, const struct owner *file, const char *what, char why[POLICY_WHY_MAX]);
+bool policy_may_list(const struct cred *c, const struct owner *dir, const char *what, char why[POLICY_WHY_MAX]);
+/* Setting a value: the file must be writable, not a task or agent file, and "/" is host root's alone. */
+bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
+                          const char *what, char why[POLICY_WHY_MAX]);
+bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
+                      char why[POLICY_WHY_MAX]);
+bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, const char *what,
+                      char why[POLICY_WHY_MAX]);
+
+/* Facts about the task to move: every uid it runs as. */
+struct task_facts {
+	pid_t pid;
+	uid_t uids[4]; /* real, effective, saved, fs */
+};
+/*
+ * Moving a task: the requester must run as the task's uid (all of them, so a
+ * set-uid program cannot be moved by the user who started it) or be root;
+ * it must be able to write the destination's procs file; on cgroup2 also
+ * the procs file of the common ancestor of source and destination, as the
+ * kernel demands of a delegatee.
+ */
+bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
+                     const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX]);
+
+/* Files a value may never be written to: they move tasks or run programs as root. */
+bool policy_is_task_or_agent_file(const char *key);
+/* The files a chown hands over; the limit files stay with their owner. */
+bool policy_is_delegated_file(const char *file, bool unified, const char *const *kernel_delegate_list);

@@ -1,0 +1,15 @@
+/* Levelled logging to stderr and, on request, syslog. */
+#pragma once
+#include <stdbool.h>
+
+enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+
+void log_setup(enum log_level level, bool use_syslog);
+/* Returns -1 for a name it does not know. */
+int log_level_from_name(const char *name);
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
