@@ -1,0 +1,170 @@
+# Shared by every integration test: one sandbox cgroup beneath our own cgroup
+# in each hierarchy, a daemon started inside it on a private socket, helpers
+# to run requesters (root or real unprivileged uids) inside the sandbox, and
+# assertions. Nothing outside the sandbox is ever written, and only pids we
+# started are signalled.
+
+: "${BUILD:?BUILD must name the build directory}"
+CGMANAGER=$BUILD/cgmanager
+CGM=$BUILD/src/client/cgm
+TEST_UID=${TEST_UID:-60001}
+TEST_UID2=${TEST_UID2:-60002}
+
+SB_NAME=cgm-test-$$
+SB_DIRS=()      # "hierarchy-name|path" of the sandbox in each hierarchy
+SB_PIDS=()      # every process we started, to be ended by pid
+DAEMON_PID=
+SOCK=
+WORK=
+
+# Prints "controllers-field mountpoint root" for the mount of one /proc/self/cgroup line.
+_mount_of() {
+	awk -v c="$1" '{ for (s = 7; $s != "-"; s++); t = $(s+1); n = split($(s+3), o, ",");
+		if (t == "cgroup2" && c == "") { print $5, $4; exit }
+		if (t == "cgroup" && c != "") { m = split(c, w, ","); hit = 1;
+			for (j = 1; j <= m; j++) { f = 0; for (i = 1; i <= n; i++) if (o[i] == w[j]) f = 1; if (!f) hit = 0 }
+			if (hit) { print $5, $4; exit } } }' /proc/self/mountinfo
+}
+
+# sb_path NAME: the sandbox directory of the hierarchy named as cgm names it.
+sb_path() {
+	local e
+	for e in "${SB_DIRS[@]}"; do
+		[ "${e%%|*}" = "$1" ] && { echo "${e#*|}"; return 0; }
+	done
+	return 1
+}
+
+sb_hierarchies() { local e; for e in "${SB_DIRS[@]}"; do echo "${e%%|*}"; done; }
+
+sandbox_create() {
+	local id ctrls path mp root rel d name
+	while IFS=: read -r id ctrls path; do
+		read -r mp root < <(_mount_of "$ctrls") || true
+		[ -n "$mp" ] || continue
+		if [ "$root" = / ]; then rel=$path; else rel=${path#"$root"}; fi
+		d=${mp%/}${rel%/}/$SB_NAME
+		mkdir "$d" || return 1
+		name=${ctrls:-unified}
+		SB_DIRS+=("$name|$d")
+		if [ "$ctrls" = cpuset ]; then
+			cat "$(dirname "$d")/cpuset.cpus" >"$d/cpuset.cpus"
+			cat "$(dirname "$d")/cpuset.mems" >"$d/cpuset.mems"
+		fi
+	done </proc/self/cgroup
+	WORK=$(mktemp -d /tmp/cgm-test.XXXXXX)
+	chmod 755 "$WORK"
+	SOCK=$WORK/sock
+}
+
+# Kills what is left in the sandbox (all of it ours), then removes it bottom-up.
+sandbox_destroy() {
+	local e d p i
+	for p in "${SB_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		local busy=
+		for e in "${SB_DIRS[@]}"; do
+			d=${e#*|}
+			[ -d "$d" ] || continue
+			while read -r p; do
+				[ -n "$p" ] && { kill -KILL "$p" 2>/dev/null; busy=1; }
+			done < <(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null)
+		done
+		[ -z "$busy" ] && break
+		sleep 0.1
+	done
+	for e in "${SB_DIRS[@]}"; do
+		d=${e#*|}
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+		[ -d "$d" ] && echo "warning: could not remove $d" >&2
+	done
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+
+# Writes pid into cgroup REL (relative to the sandbox) of every hierarchy.
+_enter() {
+	local pid=$1 rel=$2 e d
+	for e in "${SB_DIRS[@]}"; do
+		d=${e#*|}${rel:+/$rel}
+		echo "$pid" >"$d/cgroup.procs" || return 1
+	done
+}
+
+# run_as UID REL CMD...: runs CMD in sandbox cgroup REL as UID (0 for root), waits, returns its status.
+run_as() {
+	local uid=$1 rel=$2
+	shift 2
+	(
+		_enter "$BASHPID" "$rel" || exit 99
+		if [ "$uid" = 0 ]; then exec "$@"; fi
+		exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all -- "$@"
+	)
+}
+
+# spawn_as UID REL CMD...: the same in the background; prints the pid and records it.
+spawn_as() {
+	local uid=$1 rel=$2
+	shift 2
+	(
+		_enter "$BASHPID" "$rel" || exit 99
+		if [ "$uid" = 0 ]; then exec "$@"; fi
+		exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all -- "$@"
+	) >/dev/null 2>&1 &
+	SB_PIDS+=("$!")
+	echo "$!"
+}
+
+# cgm as root from the sandbox root, or as UID from REL.
+cgm_root() { run_as 0 "" "$CGM" --socket "$SOCK" "$@"; }
+cgm_as() { local uid=$1 rel=$2; shift 2; run_as "$uid" "$rel" "$CGM" --socket "$SOCK" "$@"; }
+
+daemon_start() {
+	local i
+	(
+		_enter "$BASHPID" "" || exit 99
+		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$SOCK" --log-level debug
+	) >"$WORK/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	SB_PIDS+=("$DAEMON_PID")
+	for i in $(seq 100); do
+		[ -S "$SOCK" ] && "$CGM" --socket "$SOCK" ping 2>/dev/null && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "daemon did not start:" >&2
+	cat "$WORK/daemon.log" >&2
+	return 1
+}
+
+daemon_stop() {
+	[ -n "$DAEMON_PID" ] || return 0
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	local rc=$?
+	DAEMON_PID=
+	return $rc
+}
+
+daemon_alive() { [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; }
+
+# --- assertions: each prints what went wrong and returns 1 ---
+fail() { echo "  FAILED: $*" >&2; return 1; }
+expect_eq() { [ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"; }
+expect_ok() { local out; out=$("$@" 2>&1) || fail "command failed: $* -> $out"; }
+# expect_refused PATTERN CMD...: the command must fail with stderr matching PATTERN.
+expect_refused() {
+	local pat=$1 out
+	shift
+	if out=$("$@" 2>&1); then fail "command succeeded but should not have: $*"; return 1; fi
+	echo "$out" | grep -qE "$pat" || fail "refusal of '$*' did not match /$pat/: $out"
+}
+expect_exists() { [ -e "$1" ] || fail "$1 does not exist"; }
+expect_missing() { [ ! -e "$1" ] || fail "$1 exists but should not"; }
+# expect_owner PATH UID GID
+expect_owner() {
+	local got
+	got=$(stat -c '%u %g' "$1") || return 1
+	[ "$got" = "$2 $3" ] || fail "$1 is owned by $got, expected $2 $3"
+}
+
+busctl_call() { run_as "${BUSCTL_UID:-0}" "${BUSCTL_REL:-}" busctl --address="unix:path=$SOCK" call org.linuxcontainers.cgmanager /org/linuxcontainers/cgmanager org.linuxcontainers.cgmanager0_0 "$@"; }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every integration test against one daemon started in a fresh sandbox.
+#   BUILD=builddir tests/integration/run.sh [PATTERN]
+# Prints "PASS lane: name" / "FAIL lane: name" per test and a final count line.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "${BUILD:?set BUILD to the build directory}" && pwd)
+LANE=${LANE:-host}
+pattern=${1:-}
+. "$here/lib.sh"
+for f in "$here"/t_*.sh; do . "$f"; done
+
+[ "$(id -u)" = 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
+trap 'daemon_stop; sandbox_destroy' EXIT
+trap 'exit 130' INT TERM
+sandbox_create || { echo "cannot create the sandbox"; echo "0 passed, 1 failed"; exit 1; }
+daemon_start || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0
+for t in $(declare -F | awk '{print $3}' | grep '^test_' | sort); do
+	[ -n "$pattern" ] && ! [[ $t == *$pattern* ]] && continue
+	out=$( ( set -e; "$t" ) 2>&1 )
+	rc=$?
+	if [ $rc = 0 ] && daemon_alive; then
+		passed=$((passed + 1)); echo "PASS $LANE: ${t#test_}"
+	else
+		failed=$((failed + 1)); echo "FAIL $LANE: ${t#test_}"
+		echo "$out" | sed 's/^/    /'
+		if ! daemon_alive; then
+			echo "    the daemon died; its log:"; tail -20 "$WORK/daemon.log" | sed 's/^/    /'
+			daemon_start || break
+		fi
+	fi
+done
+if ! daemon_stop; then
+	failed=$((failed + 1)); echo "FAIL $LANE: daemon_clean_shutdown"
+else
+	passed=$((passed + 1)); echo "PASS $LANE: daemon_clean_shutdown"
+fi
+if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$WORK/daemon.log"; then
+	failed=$((failed + 1)); echo "FAIL $LANE: daemon_sanitizer_clean"; grep -E -A5 "runtime error|Sanitizer" "$WORK/daemon.log" | head -40
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
