@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building and testing cgmanager needs on Debian (run as root).
+# Skips apt when everything is present already.
+set -eu
+packages=(
+	gcc clang meson ninja-build pkg-config libsystemd-dev   # build
+	libclang-rt-dev                                         # ASan/UBSan runtimes for clang
+	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
+	python3 socat                                           # tests: raw-socket clients
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,132 @@
+#include "check.h"
+#include "policy/policy.h"
+
+static const struct cred root = {.uid = 0, .gid = 0};
+static const struct cred alice = {.uid = 1000, .gid = 1000, .groups = {1000, 50}, .ngroups = 2};
+static const struct cred bob = {.uid = 1001, .gid = 1001};
+
+static const struct owner root_dir = {0, 0, 040755};
+static const struct owner alice_dir = {1000, 1000, 040755};
+static const struct owner root_file = {0, 0, 0100644};
+static const struct owner alice_file = {1000, 1000, 0100644};
+static const struct owner group50_file = {0, 50, 0100664};
+
+static void permission_bits(void)
+{
+	CHECK(policy_permits(&root, &root_file, WANT_WRITE));
+	CHECK(!policy_permits(&alice, &root_file, WANT_WRITE));
+	CHECK(policy_permits(&alice, &root_file, WANT_READ));
+	CHECK(policy_permits(&alice, &alice_file, WANT_WRITE));
+	CHECK(policy_permits(&alice, &group50_file, WANT_WRITE)); /* supplementary group */
+	CHECK(!policy_permits(&bob, &group50_file, WANT_WRITE));
+	/* Owner bits apply to the owner even when "other" would allow more. */
+	struct owner odd = {1000, 1000, 0100446};
+	CHECK(!policy_permits(&alice, &odd, WANT_WRITE));
+	CHECK(policy_permits(&bob, &odd, WANT_WRITE));
+}
+
+static void create_needs_write_on_parent(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(!policy_may_create_in(&alice, &root_dir, "memory:/a", why));
+	CHECK(strstr(why, "memory:/a is owned by uid 0") != NULL);
+	CHECK(strstr(why, "you are uid 1000") != NULL);
+	CHECK(policy_may_create_in(&alice, &alice_dir, "memory:/a", why));
+	CHECK(!policy_may_create_in(&bob, &alice_dir, "memory:/a", why));
+	CHECK(policy_may_create_in(&root, &alice_dir, "memory:/a", why));
+}
+
+static void remove_rules(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(policy_may_remove(&alice, &alice_dir, "memory:/a/b", false, why));
+	CHECK(!policy_may_remove(&alice, &root_dir, "memory:/a", false, why));
+	CHECK(!policy_may_remove(&root, &root_dir, "memory:/a", true, why));
+	CHECK(strstr(why, "your own cgroup") != NULL);
+}
+
+static void set_value_rules(void)
+{
+	char why[POLICY_WHY_MAX];
+	/* A delegated cgroup's limits stay root's. */
+	CHECK(!policy_may_set_value(&alice, &root_file, "memory.limit_in_bytes", false, "memory:/a memory.limit_in_bytes", why));
+	/* Its children's limits are the creator's. */
+	CHECK(policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", false, "x", why));
+	/* Task and agent files are never values, not even for root. */
+	CHECK(!policy_may_set_value(&root, &root_file, "tasks", false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.procs", false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.threads", false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "release_agent", false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "notify_on_release", false, "x", why));
+	/* "/" is host root's alone, whatever the file's owner. */
+	CHECK(!policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", true, "x", why));
+	CHECK(strstr(why, "only host root") != NULL);
+	CHECK(policy_may_set_value(&root, &root_file, "memory.limit_in_bytes", true, "x", why));
+}
+
+static void chown_rules(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(policy_may_chown(&root, &root_dir, 1000, 1000, "x", why));
+	CHECK(!policy_may_chown(&alice, &root_dir, 1000, 1000, "x", why));
+	CHECK(!policy_may_chown(&alice, &alice_dir, 1001, 1001, "x", why)); /* privilege over two uids */
+	CHECK(policy_may_chown(&alice, &alice_dir, 1000, 50, "x", why));    /* chgrp to own group */
+	CHECK(!policy_may_chown(&alice, &alice_dir, 1000, 51, "x", why));
+}
+
+static void chmod_rules(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(policy_may_chmod(&alice, &alice_dir, 0775, "x", why));
+	CHECK(!policy_may_chmod(&alice, &root_file, 0666, "x", why));
+	CHECK(!policy_may_chmod(&alice, &alice_file, 04755, "x", why)); /* no set-id bits */
+	CHECK(!policy_may_chmod(&root, &root_file, 01777, "x", why));
+	CHECK(policy_may_chmod(&root, &root_file, 0600, "x", why));
+}
+
+static void move_rules(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct task_facts own = {.pid = 42, .uids = {1000, 1000, 1000, 1000}};
+	struct task_facts other = {.pid = 43, .uids = {1001, 1001, 1001, 1001}};
+	struct task_facts setuid = {.pid = 44, .uids = {1000, 0, 0, 0}};
+	struct owner procs_alice = {1000, 1000, 0100644};
+
+	CHECK(policy_may_move(&alice, &own, &procs_alice, NULL, "x", why));
+	CHECK(!policy_may_move(&alice, &other, &procs_alice, NULL, "x", why));
+	CHECK(strstr(why, "runs as uid 1001") != NULL);
+	CHECK(!policy_may_move(&alice, &setuid, &procs_alice, NULL, "x", why));
+	CHECK(!policy_may_move(&alice, &own, &root_file, NULL, "x", why));
+	CHECK(policy_may_move(&root, &other, &root_file, &root_file, "x", why));
+	/* cgroup2: the common ancestor's procs file must be writable too. */
+	CHECK(!policy_may_move(&alice, &own, &procs_alice, &root_file, "x", why));
+	CHECK(strstr(why, "common ancestor") != NULL);
+	CHECK(policy_may_move(&alice, &own, &procs_alice, &procs_alice, "x", why));
+}
+
+static void delegated_files(void)
+{
+	const char *kernel[] = {"cgroup.procs", "cgroup.threads", "cgroup.subtree_control", "memory.reclaim", NULL};
+	CHECK(policy_is_delegated_file("tasks", false, NULL));
+	CHECK(policy_is_delegated_file("cgroup.procs", false, NULL));
+	CHECK(!policy_is_delegated_file("memory.limit_in_bytes", false, NULL));
+	CHECK(!policy_is_delegated_file("cgroup.subtree_control", false, NULL));
+	CHECK(policy_is_delegated_file("cgroup.subtree_control", true, NULL));
+	CHECK(policy_is_delegated_file("cgroup.threads", true, NULL));
+	CHECK(!policy_is_delegated_file("memory.max", true, NULL));
+	CHECK(policy_is_delegated_file("memory.reclaim", true, kernel));
+	CHECK(!policy_is_delegated_file("memory.max", true, kernel));
+}
+
+int main(void)
+{
+	RUN(permission_bits);
+	RUN(create_needs_write_on_parent);
+	RUN(remove_rules);
+	RUN(set_value_rules);
+	RUN(chown_rules);
+	RUN(chmod_rules);
+	RUN(move_rules);
+	RUN(delegated_files);
+	return CHECK_EXIT();
+}
