@@ -88,6 +88,10 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	struct task_facts tf = {.pid = v->pid};
 
 	(void)o;
+	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
+	/* Whose task it is comes first: that is the refusal that matters. */
+	if (!policy_owns_task(&r->cred, &tf, why))
+		return err_set(e, ERR_ACCESS, "%s", why);
 	if (victim_rel(v, t->h, vrel, e) < 0)
 		return -1;
 	if (!absolute && !rel_is_within(vrel, t->req_rel))
@@ -103,7 +107,6 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 			return err_set(e, ERR_FAILED, "cannot inspect the common ancestor %s:/%s", t->h->name, anc);
 		ancestor = (struct owner){st.st_uid, st.st_gid, st.st_mode};
 	}
-	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
 	if (!policy_may_move(&r->cred, &tf, &dest, need_ancestor ? &ancestor : NULL, t->what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	return 0;

@@ -133,8 +133,7 @@ bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, 
 	return false;
 }
 
-bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
-                     const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX])
+bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX])
 {
 	if (c->uid == 0)
 		return true;
@@ -145,6 +144,16 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
 			return false;
 		}
 	}
+	return true;
+}
+
+bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
+                     const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX])
+{
+	if (c->uid == 0)
+		return true;
+	if (!policy_owns_task(c, t, why))
+		return false;
 	if (!need(c, dest_procs, WANT_WRITE, what, "write access to its task file", why))
 		return false;
 	if (common_ancestor_procs &&

@@ -52,6 +52,8 @@ struct task_facts {
 	pid_t pid;
 	uid_t uids[4]; /* real, effective, saved, fs */
 };
+/* Root, or every uid of the task is the requester's (so a set-uid program is not the user's to move). */
+bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX]);
 /*
  * Moving a task: the requester must run as the task's uid (all of them, so a
  * set-uid program cannot be moved by the user who started it) or be root;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Quick start: installs what is needed, builds, starts cgmanager in a sandbox
+# cgroup beneath this shell's own cgroups (never touching anything else),
+# shows delegation to an unprivileged uid, then stops and cleans up.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/install-deps.sh
+scripts/build.sh build
+BUILD=$top/build
+. tests/integration/lib.sh
+trap 'daemon_stop; sandbox_destroy' EXIT
+sandbox_create
+daemon_start
+U=$TEST_UID
+say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+show() { say "$*"; "$@" || true; }
+alice() { cgm_as "$U" demo/alice "$@"; }
+
+echo "cgmanager is serving the sandbox $(sb_path memory) on $SOCK"
+show cgm_root listcontrollers
+say "root creates demo/alice in every hierarchy and hands it to uid $U"
+cgm_root create all demo/alice
+cgm_root chown all demo/alice "$U" "$U"
+say "cgm listkeys memory demo/alice  (the task files are handed over, the limits are not)"
+cgm_root listkeys memory demo/alice | grep -E '^(tasks|cgroup.procs|memory.limit_in_bytes) '
+say "uid $U runs a shell in demo/alice and parcels out what it was given"
+show alice create all job
+show alice setvalue memory job memory.limit_in_bytes 64M
+show alice getvalue memory job memory.limit_in_bytes
+say "... but cannot raise its own limit, escape upward, or move root's tasks"
+show alice setvalue memory '' memory.limit_in_bytes 1G
+show alice create memory ../escape
+show alice movepid memory job "$DAEMON_PID"
+say "a task of uid $U moved into job, as uid $U"
+pid=$(spawn_as "$U" demo/alice sleep 60)
+show alice movepid all job "$pid"
+show alice getpidcgroup memory "$pid"
+show cgm_root getpidcgroupabs memory "$pid"
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+show cgm_root remove all demo
+echo
+echo "demo done; stopping the daemon and removing the sandbox"
