@@ -290,6 +290,10 @@ int hierarchies_discover(struct hierarchies *hs, struct err *e)
 		struct hierarchy h = {0};
 		if (!*line)
 			goto next;
+		if (hs->n == PROC_CGROUP_MAX) {
+			log_warn("more than %d hierarchies; not serving '%s'", PROC_CGROUP_MAX, line);
+			goto next;
+		}
 		r = hierarchy_from_self(&h, line);
 		if (r < 0) {
 			err_errno(e, -r, "cannot parse /proc/self/cgroup line '%s'", line);
