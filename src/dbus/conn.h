@@ -9,6 +9,7 @@
 struct server;
 
 struct conn {
+	int kind; /* LOOP_ITEM_CONN */
 	struct server *srv;
 	sd_bus *bus;
 	int fd;
@@ -28,3 +29,10 @@ struct conn {
 extern const sd_bus_vtable iface0_vtable[];
 extern const sd_bus_vtable bus_driver_vtable[];
 struct ops *conn_ops(const struct conn *c);
+
+/* What the Scm side channel needs of the server it runs in. */
+struct scm_registry;
+struct ops *server_ops(struct server *s);
+int server_epoll_fd(struct server *s);
+struct scm_registry *server_scm(struct server *s);
+uint64_t now_usec(void);

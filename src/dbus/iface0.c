@@ -3,6 +3,7 @@
 
 #include "dbus/conn.h"
 #include "dbus/errors.h"
+#include "dbus/scm_server.h"
 
 #define OPS(c) conn_ops(c)
 
@@ -304,14 +305,11 @@ out:
 	return r;
 }
 
-static int m_scm_not_yet(sd_bus_message *m, void *u, sd_bus_error *ret)
+static int m_scm(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)u;
+	const struct scm_method *method = scm_method_by_name(sd_bus_message_get_member(m));
 	(void)ret;
-	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NOT_SUPPORTED,
-	                                  "%s is not yet supported by this cgmanager (the Scm calls come with container "
-	                                  "support)",
-	                                  sd_bus_message_get_member(m));
+	return scm_exchange_start(u, m, method);
 }
 
 static int p_api_version(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
@@ -344,21 +342,21 @@ const sd_bus_vtable iface0_vtable[] = {
 	M("Prune", "ss", "", m_prune),
 	M("ListControllers", "", "as", m_list_controllers),
 	M("ListKeys", "ss", "a(suuu)", m_list_keys),
-	M("GetPidCgroupScm", "sh", "", m_scm_not_yet),
-	M("GetPidCgroupAbsScm", "sh", "", m_scm_not_yet),
-	M("CreateScm", "ssh", "", m_scm_not_yet),
-	M("ChownScm", "ssh", "", m_scm_not_yet),
-	M("ChmodScm", "sssih", "", m_scm_not_yet),
-	M("MovePidScm", "ssh", "", m_scm_not_yet),
-	M("MovePidAbsScm", "ssh", "", m_scm_not_yet),
-	M("GetValueScm", "sssh", "", m_scm_not_yet),
-	M("SetValueScm", "ssssh", "", m_scm_not_yet),
-	M("RemoveScm", "ssih", "", m_scm_not_yet),
-	M("GetTasksScm", "ssh", "", m_scm_not_yet),
-	M("GetTasksRecursiveScm", "ssh", "", m_scm_not_yet),
-	M("ListChildrenScm", "ssh", "", m_scm_not_yet),
-	M("RemoveOnEmptyScm", "ssh", "", m_scm_not_yet),
-	M("PruneScm", "ssh", "", m_scm_not_yet),
-	M("ListKeysScm", "ssh", "", m_scm_not_yet),
+	M("GetPidCgroupScm", "sh", "", m_scm),
+	M("GetPidCgroupAbsScm", "sh", "", m_scm),
+	M("CreateScm", "ssh", "", m_scm),
+	M("ChownScm", "ssh", "", m_scm),
+	M("ChmodScm", "sssih", "", m_scm),
+	M("MovePidScm", "ssh", "", m_scm),
+	M("MovePidAbsScm", "ssh", "", m_scm),
+	M("GetValueScm", "sssh", "", m_scm),
+	M("SetValueScm", "ssssh", "", m_scm),
+	M("RemoveScm", "ssih", "", m_scm),
+	M("GetTasksScm", "ssh", "", m_scm),
+	M("GetTasksRecursiveScm", "ssh", "", m_scm),
+	M("ListChildrenScm", "ssh", "", m_scm),
+	M("RemoveOnEmptyScm", "ssh", "", m_scm),
+	M("PruneScm", "ssh", "", m_scm),
+	M("ListKeysScm", "ssh", "", m_scm),
 	SD_BUS_VTABLE_END,
 };

@@ -13,6 +13,7 @@
 
 #include "dbus/conn.h"
 #include "dbus/peer.h"
+#include "dbus/scm_server.h"
 #include "ops/release.h"
 #include "util/log.h"
 
@@ -27,6 +28,7 @@ struct server {
 	struct conn *conns;
 	unsigned nconns, serial;
 	sd_id128_t id;
+	struct scm_registry scm;
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -37,7 +39,22 @@ struct ops *conn_ops(const struct conn *c)
 	return c->srv->ops;
 }
 
-static uint64_t now_usec(void)
+struct ops *server_ops(struct server *s)
+{
+	return s->ops;
+}
+
+int server_epoll_fd(struct server *s)
+{
+	return s->epfd;
+}
+
+struct scm_registry *server_scm(struct server *s)
+{
+	return &s->scm;
+}
+
+uint64_t now_usec(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -95,6 +112,7 @@ static int conn_new(struct server *s, int fd)
 		close(fd);
 		return -ENOMEM;
 	}
+	c->kind = LOOP_ITEM_CONN;
 	c->srv = s;
 	c->fd = fd;
 	c->serial = ++s->serial;
@@ -180,7 +198,7 @@ static void accept_all(struct server *s)
 /* Milliseconds until the nearest deadline (sd-bus timeouts, auth deadlines, the release tick). */
 static int next_timeout(struct server *s)
 {
-	uint64_t now = now_usec(), best = UINT64_MAX;
+	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm);
 	int rel = release_watch_timeout_ms(s->ops->release);
 
 	for (struct conn *c = s->conns; c; c = c->next) {
@@ -203,6 +221,7 @@ static int next_timeout(struct server *s)
 static void expire(struct server *s)
 {
 	uint64_t now = now_usec();
+	scm_registry_expire(&s->scm, now);
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		uint64_t t;
 		next = c->next;
@@ -273,6 +292,8 @@ int server_run(struct server *s)
 				accept_all(s);
 			} else if (p == &tag_release) {
 				release_watch_process(s->ops->release);
+			} else if (*(int *)p == LOOP_ITEM_SCM) {
+				scm_exchange_event(p, evs[i].events);
 			} else if (!conn_process(s, p)) {
 				conn_free(s, p);
 			}
@@ -286,6 +307,7 @@ void server_free(struct server *s)
 {
 	if (!s)
 		return;
+	scm_registry_free(&s->scm);
 	while (s->conns)
 		conn_free(s, s->conns);
 	if (s->signal_fd >= 0)

@@ -28,6 +28,12 @@ struct requester {
 	pid_t pid;
 	int pidfd; /* -1 where the kernel has no pidfds */
 	struct cred cred;
+	/*
+	 * For the Scm calls: the D-Bus peer that relayed the request (a cgproxy,
+	 * or the requester itself). Pids and ids in the request came through
+	 * the kernel's credential translation. NULL for plain calls.
+	 */
+	const struct requester *proxy;
 };
 
 int ops_init(struct ops *o, struct err *e);

@@ -1,0 +1,302 @@
+#include "dbus/scm_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <unistd.h>
+
+#include "dbus/conn.h"
+#include "dbus/errors.h"
+#include "ops/ops.h"
+#include "scm/scm_io.h"
+#include "scm/scm_out.h"
+#include "util/log.h"
+
+/* A client that has not sent its credentials by then loses the exchange. */
+#define SCM_DEADLINE_USEC (5ULL * 1000000ULL)
+
+struct scm_exchange {
+	int kind; /* LOOP_ITEM_SCM: the event loop tells items apart by it */
+	struct server *srv;
+	const struct scm_method *m;
+	int fd;
+	char *s[4];
+	int32_t i[2];
+	struct requester proxy; /* who relayed the call: the D-Bus peer */
+	struct ucred cred[2];
+	int ncred;
+	bool writing;
+	uint64_t deadline;
+	struct scm_out out;
+	struct scm_exchange *prev, *next;
+};
+
+static void exchange_free(struct scm_exchange *x)
+{
+	struct scm_registry *reg = server_scm(x->srv);
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		reg->head = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	reg->count--;
+	if (x->fd >= 0) {
+		epoll_ctl(server_epoll_fd(x->srv), EPOLL_CTL_DEL, x->fd, NULL);
+		close(x->fd);
+	}
+	if (x->proxy.pidfd >= 0)
+		close(x->proxy.pidfd);
+	for (int k = 0; k < 4; k++)
+		free(x->s[k]);
+	scm_out_free(&x->out);
+	free(x);
+}
+
+/* Reads the method's arguments before the fd: strings and int32s in signature order. */
+static int read_args(sd_bus_message *m, struct scm_exchange *x)
+{
+	int ns = 0, ni = 0, r = 0;
+	for (const char *t = x->m->args; *t && r >= 0; t++) {
+		if (*t == 's') {
+			const char *v;
+			r = sd_bus_message_read_basic(m, 's', &v);
+			if (r > 0 && !(x->s[ns++] = strdup(v)))
+				r = -ENOMEM;
+		} else {
+			r = sd_bus_message_read_basic(m, 'i', &x->i[ni++]);
+		}
+	}
+	return r;
+}
+
+int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method)
+{
+	struct scm_exchange *x = calloc(1, sizeof(*x));
+	struct scm_registry *reg = server_scm(c->srv);
+	struct epoll_event ev = {.events = EPOLLIN};
+	int fd, r;
+
+	if (!x)
+		return -ENOMEM;
+	x->kind = LOOP_ITEM_SCM;
+	x->srv = c->srv;
+	x->m = method;
+	x->fd = -1;
+	x->proxy = c->req;
+	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	x->deadline = now_usec() + SCM_DEADLINE_USEC;
+	x->next = reg->head;
+	if (reg->head)
+		reg->head->prev = x;
+	reg->head = x;
+	reg->count++;
+
+	r = read_args(m, x);
+	if (r >= 0)
+		r = sd_bus_message_read_basic(m, 'h', &fd);
+	if (r < 0) {
+		exchange_free(x);
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s takes (%sh)", method->name,
+		                                  method->args);
+	}
+	x->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (x->fd < 0 || fcntl(x->fd, F_SETFL, O_NONBLOCK) < 0 || scm_enable_passcred(x->fd) < 0 ||
+	    scm_send(x->fd, (char[]){SCM_KICK}, 1, NULL) < 0) {
+		r = -errno;
+		exchange_free(x);
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
+		                                  "%s needs an AF_UNIX SOCK_DGRAM socket: %s", method->name, strerror(-r));
+	}
+	ev.data.ptr = x;
+	if (epoll_ctl(server_epoll_fd(c->srv), EPOLL_CTL_ADD, x->fd, &ev) < 0) {
+		r = -errno;
+		exchange_free(x);
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED, "cannot watch the Scm socket: %s",
+		                                  strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, "");
+}
+
+/* The requester the first credential names: the kernel vouched for it and translated it. */
+static void requester_of(const struct scm_exchange *x, struct requester *r)
+{
+	*r = (struct requester){.pid = x->cred[0].pid, .pidfd = -1, .proxy = &x->proxy};
+	r->cred.uid = x->cred[0].uid;
+	r->cred.gid = x->cred[0].gid;
+	if (r->pid > 0)
+		r->pidfd = pidfd_open(r->pid, 0);
+}
+
+static int status(struct scm_exchange *x, int rc)
+{
+	return scm_out_byte(&x->out, rc == 0 ? '1' : '0');
+}
+
+/* Runs the operation and queues its answer. */
+static void run(struct scm_exchange *x)
+{
+	struct ops *o = server_ops(x->srv);
+	struct requester r;
+	struct err e = {0};
+	char *str = NULL;
+	pidv pids = {0};
+	strv names = {0};
+	keyv keys = {0};
+	int rc = -1, n = 0;
+
+	requester_of(x, &r);
+	switch (x->m->result) {
+	case SCM_RES_STRING:
+		if (x->m->second == SCM_SECOND_PID)
+			rc = ops_get_pid_cgroup(o, &r, x->s[0], x->cred[1].pid, strcmp(x->m->plain, "GetPidCgroupAbs") == 0,
+			                        &str, &e);
+		else
+			rc = ops_get_value(o, &r, x->s[0], x->s[1], x->s[2], &str, &e);
+		scm_out_string(&x->out, rc == 0 ? str : NULL);
+		break;
+	case SCM_RES_CREATE:
+		rc = ops_create(o, &r, x->s[0], x->s[1], &n, &e);
+		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
+		break;
+	case SCM_RES_REMOVE:
+		if (strcmp(x->m->plain, "Remove") == 0)
+			rc = ops_remove(o, &r, x->s[0], x->s[1], x->i[0] != 0, &n, &e);
+		else
+			rc = ops_prune(o, &r, x->s[0], x->s[1], &n, &e);
+		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
+		break;
+	case SCM_RES_PIDS:
+		rc = ops_get_tasks(o, &r, x->s[0], x->s[1], strcmp(x->m->plain, "GetTasksRecursive") == 0, &pids, &e);
+		if (rc == 0)
+			scm_out_pids(&x->out, pids.v, pids.n);
+		else
+			scm_out_int32(&x->out, -1);
+		break;
+	case SCM_RES_NAMES:
+	case SCM_RES_KEYS: {
+		char *blob = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&blob, &len);
+		if (x->m->result == SCM_RES_NAMES) {
+			rc = ops_list_children(o, &r, x->s[0], x->s[1], &names, &e);
+			for (size_t k = 0; rc == 0 && f && k < names.n; k++)
+				fwrite(names.v[k], 1, strlen(names.v[k]) + 1, f);
+			n = (int)names.n;
+		} else {
+			rc = ops_list_keys(o, &r, x->s[0], x->s[1], &keys, &e);
+			for (size_t k = 0; rc == 0 && f && k < keys.n; k++)
+				fprintf(f, "%s\n%u\n%u\n%u\n", keys.v[k].name, (unsigned)keys.v[k].uid, (unsigned)keys.v[k].gid,
+				        (unsigned)keys.v[k].mode);
+			n = (int)keys.n;
+		}
+		if (f)
+			fclose(f);
+		scm_out_blob(&x->out, rc == 0 && blob ? n : -1, blob, len);
+		free(blob);
+		break;
+	}
+	case SCM_RES_STATUS:
+		if (strcmp(x->m->plain, "Chown") == 0)
+			rc = ops_chown(o, &r, x->s[0], x->s[1], x->cred[1].uid, x->cred[1].gid, &e);
+		else if (strcmp(x->m->plain, "Chmod") == 0)
+			rc = ops_chmod(o, &r, x->s[0], x->s[1], x->s[2], x->i[0], &e);
+		else if (strcmp(x->m->plain, "MovePid") == 0 || strcmp(x->m->plain, "MovePidAbs") == 0)
+			rc = ops_move_pid(o, &r, x->s[0], x->s[1], x->cred[1].pid, strcmp(x->m->plain, "MovePidAbs") == 0, &e);
+		else if (strcmp(x->m->plain, "SetValue") == 0)
+			rc = ops_set_value(o, &r, x->s[0], x->s[1], x->s[2], x->s[3], &e);
+		else
+			rc = ops_remove_on_empty(o, &r, x->s[0], x->s[1], &e);
+		status(x, rc);
+		break;
+	}
+	if (rc < 0) {
+		log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)r.pid, (int)x->proxy.pid, e.msg);
+		scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
+	}
+	if (r.pidfd >= 0)
+		close(r.pidfd);
+	free(str);
+	pidv_free(&pids);
+	strv_free(&names);
+	keyv_free(&keys);
+}
+
+static bool receive_credential(struct scm_exchange *x)
+{
+	char byte;
+	bool have;
+	struct ucred c;
+	ssize_t n;
+
+	while ((n = scm_recv(x->fd, &byte, 1, &c, &have)) >= 0) {
+		if (n == 0 && !have)
+			return false; /* the client closed its end */
+		if (!have)
+			continue; /* a datagram without credentials proves nothing */
+		x->cred[x->ncred++] = c;
+		int needed = x->m->second == SCM_SECOND_NONE ? 1 : 2;
+		if (x->ncred == needed)
+			return true;
+		if (scm_send(x->fd, (char[]){SCM_KICK}, 1, NULL) < 0)
+			return false;
+	}
+	return n == -EAGAIN;
+}
+
+static void start_writing(struct scm_exchange *x)
+{
+	struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = x};
+	x->writing = true;
+	epoll_ctl(server_epoll_fd(x->srv), EPOLL_CTL_MOD, x->fd, &ev);
+}
+
+void scm_exchange_event(struct scm_exchange *x, uint32_t events)
+{
+	int needed = x->m->second == SCM_SECOND_NONE ? 1 : 2;
+	if (!x->writing) {
+		if (!receive_credential(x)) {
+			exchange_free(x);
+			return;
+		}
+		if (x->ncred < needed)
+			return;
+		run(x);
+		start_writing(x);
+	} else if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+		return;
+	}
+	int r = scm_out_flush(&x->out, x->fd);
+	if (r != 0)
+		exchange_free(x); /* all sent, or the client is gone */
+}
+
+uint64_t scm_registry_next_deadline(const struct scm_registry *reg)
+{
+	uint64_t best = UINT64_MAX;
+	for (const struct scm_exchange *x = reg->head; x; x = x->next)
+		if (x->deadline < best)
+			best = x->deadline;
+	return best;
+}
+
+void scm_registry_expire(struct scm_registry *reg, uint64_t now)
+{
+	for (struct scm_exchange *x = reg->head, *next; x; x = next) {
+		next = x->next;
+		if (x->deadline <= now) {
+			log_info("%s from pid %d: no credentials in time; dropped", x->m->name, (int)x->proxy.pid);
+			exchange_free(x);
+		}
+	}
+}
+
+void scm_registry_free(struct scm_registry *reg)
+{
+	while (reg->head)
+		exchange_free(reg->head);
+}
