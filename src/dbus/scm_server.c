@@ -11,6 +11,7 @@
 
 #include "dbus/conn.h"
 #include "dbus/errors.h"
+#include "ops/identity.h"
 #include "ops/ops.h"
 #include "scm/scm_io.h"
 #include "scm/scm_out.h"
@@ -88,6 +89,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->m = method;
 	x->fd = -1;
 	x->proxy = c->req;
+	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection owns them and may go first */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 	x->deadline = now_usec() + SCM_DEADLINE_USEC;
 	x->next = reg->head;
@@ -123,18 +125,36 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 }
 
 /* The requester the first credential names: the kernel vouched for it and translated it. */
-static void requester_of(const struct scm_exchange *x, struct requester *r)
+static int requester_of(const struct scm_exchange *x, struct requester *r, struct err *e)
 {
 	*r = (struct requester){.pid = x->cred[0].pid, .pidfd = -1, .proxy = &x->proxy};
 	r->cred.uid = x->cred[0].uid;
 	r->cred.gid = x->cred[0].gid;
 	if (r->pid > 0)
 		r->pidfd = pidfd_open(r->pid, 0);
+	return requester_identify(server_ops(x->srv), r, e);
 }
 
 static int status(struct scm_exchange *x, int rc)
 {
 	return scm_out_byte(&x->out, rc == 0 ? '1' : '0');
+}
+
+/* The failure answer of the method, before the reason. */
+static void fail_result(struct scm_exchange *x)
+{
+	switch (x->m->result) {
+	case SCM_RES_STRING:
+		scm_out_string(&x->out, NULL);
+		break;
+	case SCM_RES_PIDS:
+	case SCM_RES_NAMES:
+	case SCM_RES_KEYS:
+		scm_out_int32(&x->out, -1);
+		break;
+	default:
+		scm_out_byte(&x->out, '0');
+	}
 }
 
 /* Runs the operation and queues its answer. */
@@ -149,7 +169,8 @@ static void run(struct scm_exchange *x)
 	keyv keys = {0};
 	int rc = -1, n = 0;
 
-	requester_of(x, &r);
+	if (requester_of(x, &r, &e) < 0)
+		goto answer_failure;
 	switch (x->m->result) {
 	case SCM_RES_STRING:
 		if (x->m->second == SCM_SECOND_PID)
@@ -218,8 +239,14 @@ static void run(struct scm_exchange *x)
 		log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)r.pid, (int)x->proxy.pid, e.msg);
 		scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
 	}
+	goto out;
+answer_failure:
+	fail_result(x);
+	scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
+out:
 	if (r.pidfd >= 0)
 		close(r.pidfd);
+	requester_release(&r);
 	free(str);
 	pidv_free(&pids);
 	strv_free(&names);

@@ -14,6 +14,7 @@
 #include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
+#include "ops/identity.h"
 #include "ops/release.h"
 #include "util/log.h"
 
@@ -74,6 +75,7 @@ static void conn_free(struct server *s, struct conn *c)
 	sd_bus_flush_close_unref(c->bus);
 	if (c->req.pidfd >= 0)
 		close(c->req.pidfd);
+	requester_release(&c->req);
 	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, s->nconns);
 	free(c);
 }
@@ -122,6 +124,10 @@ static int conn_new(struct server *s, int fd)
 		free(c);
 		return r;
 	}
+	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
+	struct err e;
+	if (requester_identify(s->ops, &c->req, &e) < 0)
+		log_debug("client pid %d: %s", (int)c->req.pid, e.msg);
 	if ((r = sd_bus_new(&c->bus)) < 0)
 		goto fail_fd;
 	if ((r = sd_bus_set_fd(c->bus, fd, fd)) < 0)
@@ -157,6 +163,7 @@ fail_bus:
 	sd_bus_flush_close_unref(c->bus);
 	if (c->req.pidfd >= 0)
 		close(c->req.pidfd);
+	requester_release(&c->req);
 	free(c);
 	return r;
 }

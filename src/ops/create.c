@@ -114,7 +114,7 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
                      void *arg, struct err *e)
 {
 	struct create_state *s = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	char rel[CGNAME_MAX];
 	_cleanup_close_ int cur = -1;
 	const char *p;

@@ -29,7 +29,7 @@ static int children_in(struct ops *o, const struct requester *r, const struct pr
                        void *arg, struct err *e)
 {
 	struct list_args *a = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	int rc = open_listable(o, r, pc, h, a->name, "", &t, e);
 	if (rc == 0 && (rc = cgdir_children(t.fd, a->children)) < 0)
 		rc = err_errno(e, -rc, "cannot list %s", t.what);
@@ -67,7 +67,7 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
                     void *arg, struct err *e)
 {
 	struct list_args *a = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	int rc = open_listable(o, r, pc, h, a->name, "cgroup.procs", &t, e);
 	if (rc == 0 && (rc = collect_procs(t.fd, a->recursive, a->pids)) < 0)
 		rc = err_errno(e, -rc, "cannot read the tasks of %s", t.what);

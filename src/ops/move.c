@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cgfs/proc.h"
+#include "ops/identity.h"
 #include "ops/resolve.h"
 #include "util/cleanup.h"
 
@@ -46,6 +47,16 @@ static int victim_open(pid_t pid, struct victim *v, struct err *e)
 	return 0;
 }
 
+/* A pid number means something only in the pid namespace it came from. */
+static int pid_args_refused(const struct requester *r, struct err *e)
+{
+	if (!r->proxy && r->other_pidns)
+		return err_set(e, ERR_NOT_SUPPORTED,
+		               "pid arguments from another pid namespace cannot be trusted; use the Scm call (or cgproxy) so "
+		               "that the kernel translates the pid");
+	return 0;
+}
+
 /* Where the victim is in h, relative to the daemon's root; refuses tasks outside it. */
 static int victim_rel(const struct victim *v, const struct hierarchy *h, char rel[CGNAME_MAX], struct err *e)
 {
@@ -56,14 +67,6 @@ static int victim_rel(const struct victim *v, const struct hierarchy *h, char re
 		return err_set(e, ERR_ACCESS, "pid %d is in %s:%s, outside %s:%s, the tree this daemon manages", (int)v->pid,
 		               h->name, path, h->name, h->root_path);
 	return 0;
-}
-
-static bool rel_is_within(const char *rel, const char *base)
-{
-	size_t n = strlen(base);
-	if (n == 0)
-		return true;
-	return strncmp(rel, base, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
 }
 
 /* The longest common ancestor of two relative paths. */
@@ -85,7 +88,7 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	char vrel[CGNAME_MAX], anc[CGNAME_MAX], why[POLICY_WHY_MAX];
 	struct owner dest, ancestor;
 	bool need_ancestor = t->h->unified && r->cred.uid != 0;
-	struct task_facts tf = {.pid = v->pid};
+	struct task_facts tf = {.pid = v->pid, .visible = !r->other_pidns || pid_visible_in(v->pid, r->pidns)};
 
 	(void)o;
 	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
@@ -94,9 +97,10 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 		return err_set(e, ERR_ACCESS, "%s", why);
 	if (victim_rel(v, t->h, vrel, e) < 0)
 		return -1;
-	if (!absolute && !rel_is_within(vrel, t->req_rel))
-		return err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, outside your cgroup %s:/%s (MovePidAbs is for root)",
-		               (int)v->pid, t->h->name, vrel, t->h->name, t->req_rel);
+	if (!rel_is_beneath(vrel, t->req_rel))
+		return err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, outside %s %s:/%s%s", (int)v->pid, t->h->name, vrel,
+		               absolute ? "the cgroup of the proxy that relayed you," : "your cgroup", t->h->name, t->req_rel,
+		               absolute ? "" : " (MovePidAbs is for root)");
 	if (target_owner(t, "cgroup.procs", &dest, e) < 0)
 		return -1;
 	if (need_ancestor) {
@@ -122,8 +126,11 @@ int ops_move_pid(struct ops *o, const struct requester *r, const char *controlle
 	int n, done = 0, rc = -1;
 	char pidstr[16];
 
-	if (absolute && r->cred.uid != 0)
-		return err_set(e, ERR_ACCESS, "MovePidAbs is for root; you are uid %u", (unsigned)r->cred.uid);
+	if (absolute && !policy_is_host_root(&r->cred) && !(r->proxy && r->cred.ns_root))
+		return err_set(e, ERR_ACCESS, "MovePidAbs is for root (of the host, or of a container through its proxy); you "
+		               "are uid %u", (unsigned)r->cred.uid);
+	if (pid_args_refused(r, e) < 0)
+		return -1;
 	n = hierarchies_select(&o->hs, controller, sel, e);
 	if (n < 0)
 		return -1;
@@ -133,7 +140,7 @@ int ops_move_pid(struct ops *o, const struct requester *r, const char *controlle
 		goto out;
 	/* Every check first, so a refusal leaves the task where it was in every hierarchy. */
 	for (; done < n; done++) {
-		int rr = absolute ? target_resolve_abs(sel[done], cgroup, true, &t[done], e)
+		int rr = absolute ? target_resolve_abs(r, sel[done], cgroup, true, &t[done], e)
 		                  : target_resolve(o, r, &pc, sel[done], cgroup, true, &t[done], e);
 		if (rr < 0 || check_move(o, r, &v, &t[done], absolute, e) < 0) {
 			done++;
@@ -172,16 +179,29 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *con
 	const char *own;
 	int rc = -1;
 
-	if (select_one(o, controller, &h, e) < 0)
+	if (pid_args_refused(r, e) < 0 || select_one(o, controller, &h, e) < 0)
 		return -1;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	if (victim_open(pid, &v, e) < 0 || victim_rel(&v, h, vrel, e) < 0)
 		goto out;
+	if (r->other_pidns && !pid_visible_in(pid, r->pidns)) {
+		err_set(e, ERR_ACCESS, "pid %d is not in your pid namespace", (int)pid);
+		goto out;
+	}
 	if (absolute) {
-		*out = malloc(strlen(vrel) + 2);
+		char base[CGNAME_MAX];
+		if (proxy_base(r, h, base) < 0 || !rel_is_beneath(vrel, base)) {
+			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, outside the cgroup of the proxy that relayed you", (int)pid,
+			        h->name, vrel);
+			goto out;
+		}
+		const char *rest = vrel + strlen(base);
+		while (*rest == '/')
+			rest++;
+		*out = malloc(strlen(rest) + 2);
 		if (*out)
-			sprintf(*out, "/%s", vrel);
+			sprintf(*out, "/%s", rest);
 	} else {
 		own = proc_cgroups_path(&pc, h->id);
 		if (!own || rel_within_root(h, own, req_rel) < 0) {
@@ -189,7 +209,7 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *con
 			        h->name, h->root_path);
 			goto out;
 		}
-		if (!rel_is_within(vrel, req_rel)) {
+		if (!rel_is_beneath(vrel, req_rel)) {
 			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)pid,
 			        h->name, vrel, h->name, req_rel);
 			goto out;

@@ -34,6 +34,9 @@ struct requester {
 	 * the kernel's credential translation. NULL for plain calls.
 	 */
 	const struct requester *proxy;
+	/* Filled by requester_identify (ops/identity.h). */
+	ino_t pidns, userns;
+	bool other_pidns; /* not in the daemon's pid namespace */
 };
 
 int ops_init(struct ops *o, struct err *e);

@@ -35,7 +35,7 @@ static int chown_in(struct ops *o, const struct requester *r, const struct proc_
                     void *arg, struct err *e)
 {
 	struct chown_args *a = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner dir;
 	char why[POLICY_WHY_MAX];
 	int rc = -1;
@@ -56,6 +56,10 @@ int ops_chown(struct ops *o, const struct requester *r, const char *controller, 
               gid_t gid, struct err *e)
 {
 	struct chown_args a = {cgroup, uid, gid};
+	if (!r->proxy && r->cred.in_userns)
+		return err_set(e, ERR_NOT_SUPPORTED,
+		               "uid and gid arguments from another user namespace cannot be trusted; use ChownScm (or "
+		               "cgproxy) so that the kernel translates them");
 	if (uid == (uid_t)-1 || gid == (gid_t)-1)
 		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
 	return for_each_hierarchy(o, r, controller, chown_in, &a, e) < 0 ? -1 : 0;
@@ -71,7 +75,7 @@ static int chmod_in(struct ops *o, const struct requester *r, const struct proc_
                     void *arg, struct err *e)
 {
 	struct chmod_args *a = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner file;
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1;
@@ -99,5 +103,8 @@ int ops_chmod(struct ops *o, const struct requester *r, const char *controller, 
 	const char *why;
 	if (*file && cgfile_name_valid(file, &why) < 0)
 		return err_set(e, ERR_INVALID, "file name '%s' is refused: %s", file, why);
+	/* A mode beyond the permission bits is a malformed argument, whoever asks. */
+	if (mode < 0 || mode > 0777)
+		return err_set(e, ERR_INVALID, "mode %o is refused: only permission bits (0 to 0777) may be set", mode);
 	return for_each_hierarchy(o, r, controller, chmod_in, &a, e) < 0 ? -1 : 0;
 }

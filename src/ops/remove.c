@@ -33,14 +33,16 @@ static int check_removable(const struct requester *r, const struct target *t, in
                            bool own_allowed, struct err *e)
 {
 	struct owner parent;
-	char why[POLICY_WHY_MAX];
+	char why[POLICY_WHY_MAX], pwhat[WHAT_MAX];
 	bool own = strcmp(t->rel, t->req_rel) == 0;
 
 	if (t->rel[0] == '\0')
 		return err_set(e, ERR_ACCESS, "%s is the root this daemon manages; it cannot be removed", t->what);
 	if (open_parent(t, pfd, base, &parent, e) < 0)
 		return -1;
-	if (!policy_may_remove(&r->cred, &parent, t->what, own && !own_allowed, why))
+	/* A refusal reports the parent's owner and mode, so it names the parent. */
+	snprintf(pwhat, sizeof(pwhat), "%s:/%.*s", t->h->name, (int)(*base == t->rel ? 0 : *base - t->rel - 1), t->rel);
+	if (!policy_may_remove(&r->cred, &parent, own && !own_allowed ? t->what : pwhat, own && !own_allowed, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	return 0;
 }
@@ -96,7 +98,7 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
                      void *arg, struct err *e)
 {
 	struct remove_args *a = arg;
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	_cleanup_close_ int pfd = -1;
 	const char *base;
 	int rc = -1;
@@ -185,7 +187,7 @@ static int prune_in(struct ops *o, const struct requester *r, const struct proc_
 {
 	struct prune_args *a = arg;
 	struct prune_ctx c = {o, r, h};
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	_cleanup_close_ int pfd = -1;
 	const char *base;
 	int rc = -1;
@@ -234,7 +236,7 @@ int ops_prune(struct ops *o, const struct requester *r, const char *controller, 
 static int remove_on_empty_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc,
                               struct hierarchy *h, void *arg, struct err *e)
 {
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	_cleanup_close_ int pfd = -1;
 	const char *base;
 	int rc = -1;

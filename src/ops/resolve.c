@@ -21,34 +21,6 @@ void target_close(struct target *t)
 	t->req_fd = t->fd = -1;
 }
 
-static int ns_inode(pid_t pid, const char *ns, ino_t *out)
-{
-	char path[64];
-	struct stat st;
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
-	if (stat(path, &st) < 0)
-		return -errno;
-	*out = st.st_ino;
-	return 0;
-}
-
-int requester_check_namespaces(const struct ops *o, const struct requester *r, struct err *e)
-{
-	ino_t pidns, userns;
-	if (r->pid <= 0)
-		return err_set(e, ERR_NOT_SUPPORTED,
-		               "your pid is not visible in the daemon's pid namespace; requests from containers are not yet "
-		               "supported");
-	if (ns_inode(r->pid, "pid", &pidns) < 0 || ns_inode(r->pid, "user", &userns) < 0)
-		return err_set(e, ERR_FAILED, "cannot read the namespaces of pid %d", (int)r->pid);
-	if (pidns != o->pidns || userns != o->userns)
-		return err_set(e, ERR_NOT_SUPPORTED,
-		               "pid %d is in another %s namespace than the daemon; requests from containers (and the Scm "
-		               "calls) are not yet supported",
-		               (int)r->pid, pidns != o->pidns ? "pid" : "user");
-	return 0;
-}
-
 int requester_still_alive(const struct requester *r, struct err *e)
 {
 	if (r->pidfd < 0)
@@ -60,8 +32,9 @@ int requester_still_alive(const struct requester *r, struct err *e)
 
 int requester_cgroups(const struct ops *o, const struct requester *r, struct proc_cgroups *pc, struct err *e)
 {
-	if (requester_check_namespaces(o, r, e) < 0)
-		return -1;
+	(void)o;
+	if (r->pid <= 0 || r->pidns == 0)
+		return err_set(e, ERR_ACCESS, "the requester's pid is not visible in the daemon's pid namespace");
 	if (proc_cgroups_read(r->pid, pc, e) < 0)
 		return -1;
 	/* Read first, check after: a reused pid would show up here as our peer having died. */
@@ -120,24 +93,35 @@ static int open_named(struct target *t, int basefd, const char *clean, bool must
 	return err_errno(e, -t->fd, "cannot open %s", t->what);
 }
 
+/* Refuses a name, quoting only its start so that the reason always fits in the message. */
+static int name_refused(struct err *e, const char *name, const char *why)
+{
+	size_t n = strnlen(name, 128);
+	while (n > 0 && name[n] && ((unsigned char)name[n] & 0xC0) == 0x80)
+		n--; /* not inside a UTF-8 sequence */
+	return err_set(e, ERR_INVALID, "cgroup name '%.*s%s' is refused: %s", (int)n, name, name[n] ? "..." : "", why);
+}
+
 int target_resolve(const struct ops *o, const struct requester *r, const struct proc_cgroups *pc,
                    struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e)
 {
 	const char *why, *own = proc_cgroups_path(pc, h->id);
-	char clean[CGNAME_MAX];
+	char clean[CGNAME_MAX], base[CGNAME_MAX];
 
 	(void)o;
-	(void)r;
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
 	if (cgname_normalize(name, clean, &why) < 0)
-		return err_set(e, ERR_INVALID, "cgroup name '%s' is refused: %s", name, why);
+		return name_refused(e, name, why);
 	if (!own)
 		return err_set(e, ERR_NOT_FOUND, "you are in no cgroup of %s", h->name);
 	if (rel_within_root(h, own, t->req_rel) < 0)
 		return err_set(e, ERR_ACCESS, "your cgroup %s:%s is outside %s:%s, the tree this daemon manages", h->name,
 		               own, h->name, h->root_path);
+	if (r->proxy && proxy_base(r, h, base) == 0 && !rel_is_beneath(t->req_rel, base))
+		return err_set(e, ERR_ACCESS, "your cgroup %s:/%s is outside %s:/%s, the cgroup of the proxy that relayed you",
+		               h->name, t->req_rel, h->name, base);
 	if (cgpath_join(t->req_rel, clean, t->rel) < 0)
-		return err_set(e, ERR_INVALID, "cgroup name '%s' is too long", name);
+		return name_refused(e, name, "beneath your cgroup it would be longer than 4095 bytes");
 	set_what(t);
 	t->req_fd = cgdir_open_beneath(h->root_fd, t->req_rel);
 	if (t->req_fd < 0)
@@ -145,14 +129,51 @@ int target_resolve(const struct ops *o, const struct requester *r, const struct 
 	return open_named(t, t->req_fd, clean, must_exist, e);
 }
 
-int target_resolve_abs(struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e)
+int target_resolve_abs(const struct requester *r, struct hierarchy *h, const char *name, bool must_exist,
+                       struct target *t, struct err *e)
 {
 	const char *why;
+	char clean[CGNAME_MAX];
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
-	if (cgname_normalize(name, t->rel, &why) < 0)
-		return err_set(e, ERR_INVALID, "cgroup name '%s' is refused: %s", name, why);
+	if (cgname_normalize(name, clean, &why) < 0)
+		return name_refused(e, name, why);
+	if (proxy_base(r, h, t->req_rel) < 0)
+		return err_set(e, ERR_ACCESS, "the cgroup of the proxy that relayed you is outside %s:%s, the tree this "
+		               "daemon manages", h->name, h->root_path);
+	if (cgpath_join(t->req_rel, clean, t->rel) < 0)
+		return name_refused(e, name, "it would be longer than 4095 bytes");
 	set_what(t);
-	return open_named(t, h->root_fd, t->rel, must_exist, e);
+	t->req_fd = cgdir_open_beneath(h->root_fd, t->req_rel);
+	if (t->req_fd < 0)
+		return err_errno(e, -t->req_fd, "cannot open %s:/%s", h->name, t->req_rel);
+	return open_named(t, t->req_fd, clean, must_exist, e);
+}
+
+int proxy_base(const struct requester *r, const struct hierarchy *h, char rel[CGNAME_MAX])
+{
+	struct proc_cgroups pc = {0};
+	struct err ignored;
+	const char *path;
+	int rc = -1;
+
+	rel[0] = '\0';
+	if (!r->proxy)
+		return 0;
+	if (proc_cgroups_read(r->proxy->pid, &pc, &ignored) < 0)
+		return -1;
+	path = proc_cgroups_path(&pc, h->id);
+	if (path && rel_within_root(h, path, rel) == 0 && requester_still_alive(r->proxy, &ignored) == 0)
+		rc = 0;
+	proc_cgroups_free(&pc);
+	return rc;
+}
+
+bool rel_is_beneath(const char *rel, const char *base)
+{
+	size_t n = strlen(base);
+	if (n == 0)
+		return true;
+	return strncmp(rel, base, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
 }
 
 int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e)

@@ -17,8 +17,6 @@ struct target {
 
 void target_close(struct target *t);
 
-/* Requesters in another pid or user namespace are the container issue's. */
-int requester_check_namespaces(const struct ops *o, const struct requester *r, struct err *e);
 /* Fails if the process that connected has exited (its pid may be reused). */
 int requester_still_alive(const struct requester *r, struct err *e);
 
@@ -29,8 +27,16 @@ int requester_still_alive(const struct requester *r, struct err *e);
  */
 int target_resolve(const struct ops *o, const struct requester *r, const struct proc_cgroups *pc,
                    struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e);
-/* Same, but relative to the daemon's root (the *Abs calls). */
-int target_resolve_abs(struct hierarchy *h, const char *name, bool must_exist, struct target *t, struct err *e);
+/*
+ * Same, but from the daemon's root, or for a relayed (Scm) request from the
+ * proxy's own cgroup: the *Abs calls. t->req_rel is that base.
+ */
+int target_resolve_abs(const struct requester *r, struct hierarchy *h, const char *name, bool must_exist,
+                       struct target *t, struct err *e);
+/* The base of the *Abs calls in h: "" (the daemon's root), or the proxy's cgroup. -1 if outside the root. */
+int proxy_base(const struct requester *r, const struct hierarchy *h, char rel[CGNAME_MAX]);
+/* rel is base or beneath it (both relative to the daemon's root). */
+bool rel_is_beneath(const char *rel, const char *base);
 
 /* A path as the daemon's root sees it: "/" + rel. */
 void display_path(const char *rel, char *out, size_t len);

@@ -35,7 +35,7 @@ static int check_key(const char *key, struct err *e)
 int ops_get_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
                   const char *key, char **out, struct err *e)
 {
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner file;
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1, rr;
@@ -69,7 +69,7 @@ out:
 int ops_set_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
                   const char *key, const char *value, struct err *e)
 {
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner file;
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1, rr;
@@ -79,7 +79,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 	snprintf(what, sizeof(what), "%s %s", t.what, key);
 	/* Refuse task and agent files by name before looking, so the answer does not depend on the hierarchy. */
 	if (policy_is_task_or_agent_file(key)) {
-		policy_may_set_value(&r->cred, NULL, key, false, what, why);
+		policy_may_set_value(&r->cred, NULL, key, false, false, what, why);
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
@@ -89,7 +89,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 		err_set(e, ERR_INVALID, "%s is not a file", what);
 		goto out;
 	}
-	if (!policy_may_set_value(&r->cred, &file, key, t.rel[0] == '\0', what, why)) {
+	if (!policy_may_set_value(&r->cred, &file, key, t.rel[0] == '\0', strcmp(t.rel, t.req_rel) == 0, what, why)) {
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
@@ -115,7 +115,7 @@ void keyv_free(keyv *k)
 int ops_list_keys(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, keyv *out,
                   struct err *e)
 {
-	struct target t;
+	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner dir;
 	strv files = {0};
 	char why[POLICY_WHY_MAX];

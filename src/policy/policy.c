@@ -3,6 +3,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgfs/idmap.h"
+
+bool policy_is_host_root(const struct cred *c)
+{
+	return c->uid == 0 && !c->in_userns;
+}
+
+bool policy_privileged_over(const struct cred *c, uid_t uid, gid_t gid)
+{
+	uint32_t ignored;
+	if (policy_is_host_root(c))
+		return true;
+	return c->ns_root && idmap_to_ns(c->uidmap, uid, &ignored) && idmap_to_ns(c->gidmap, gid, &ignored);
+}
+
 bool policy_in_group(const struct cred *c, gid_t gid)
 {
 	if (c->gid == gid)
@@ -16,7 +31,8 @@ bool policy_in_group(const struct cred *c, gid_t gid)
 bool policy_permits(const struct cred *c, const struct owner *o, int want)
 {
 	int bits;
-	if (c->uid == 0)
+	/* Root of a user namespace has there what root has on the host: power over what it maps. */
+	if (policy_privileged_over(c, o->uid, o->gid))
 		return true;
 	if (c->uid == o->uid)
 		bits = (o->mode >> 6) & 7;
@@ -84,15 +100,23 @@ bool policy_is_task_or_agent_file(const char *key)
 }
 
 bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
-                          const char *what, char why[POLICY_WHY_MAX])
+                          bool at_requesters_own, const char *what, char why[POLICY_WHY_MAX])
 {
 	if (policy_is_task_or_agent_file(key)) {
 		snprintf(why, POLICY_WHY_MAX,
 		         "%s cannot be set as a value: it moves tasks or names a program run as root (use MovePid)", what);
 		return false;
 	}
-	if (at_daemon_root && c->uid != 0) {
+	if (at_daemon_root && !policy_is_host_root(c)) {
 		snprintf(why, POLICY_WHY_MAX, "%s is a setting of the root cgroup, which only host root may change", what);
+		return false;
+	}
+	/* A container's own limits were set from outside; it parcels out only what is beneath. */
+	if (at_requesters_own && c->in_userns) {
+		snprintf(why, POLICY_WHY_MAX,
+		         "%s is a setting of your own cgroup; from inside a user namespace only the cgroups beneath yours "
+		         "can be set",
+		         what);
 		return false;
 	}
 	return need(c, file, WANT_WRITE, what, "write access", why);
@@ -101,8 +125,22 @@ bool policy_may_set_value(const struct cred *c, const struct owner *file, const 
 bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
                       char why[POLICY_WHY_MAX])
 {
-	if (c->uid == 0)
+	if (policy_is_host_root(c))
 		return true;
+	if (c->ns_root) {
+		/* Root of a user namespace hands out what it maps, to ids it maps. */
+		if (!policy_privileged_over(c, dir->uid, dir->gid)) {
+			snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u gid %u, which your user namespace does not map",
+			         what, (unsigned)dir->uid, (unsigned)dir->gid);
+			return false;
+		}
+		if (!policy_privileged_over(c, new_uid, new_gid)) {
+			snprintf(why, POLICY_WHY_MAX, "uid %u gid %u (host ids) are not mapped into your user namespace",
+			         (unsigned)new_uid, (unsigned)new_gid);
+			return false;
+		}
+		return true;
+	}
 	if (dir->uid != c->uid) {
 		snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u; you are uid %u, and only its owner or root may chown it",
 		         what, (unsigned)dir->uid, (unsigned)c->uid);
@@ -126,7 +164,7 @@ bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, 
 		         what);
 		return false;
 	}
-	if (c->uid == 0 || file->uid == c->uid)
+	if (file->uid == c->uid || policy_privileged_over(c, file->uid, file->gid))
 		return true;
 	snprintf(why, POLICY_WHY_MAX, "%s is owned by uid %u; you are uid %u, and only its owner or root may chmod it",
 	         what, (unsigned)file->uid, (unsigned)c->uid);
@@ -135,8 +173,23 @@ bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, 
 
 bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX])
 {
-	if (c->uid == 0)
+	uint32_t ignored;
+	if (policy_is_host_root(c))
 		return true;
+	if (!t->visible) {
+		snprintf(why, POLICY_WHY_MAX, "pid %d is not in your pid namespace", (int)t->pid);
+		return false;
+	}
+	if (c->ns_root) {
+		for (int i = 0; i < 4; i++) {
+			if (!idmap_to_ns(c->uidmap, t->uids[i], &ignored)) {
+				snprintf(why, POLICY_WHY_MAX, "pid %d runs as host uid %u, which your user namespace does not map",
+				         (int)t->pid, (unsigned)t->uids[i]);
+				return false;
+			}
+		}
+		return true;
+	}
 	for (int i = 0; i < 4; i++) {
 		if (t->uids[i] != c->uid) {
 			snprintf(why, POLICY_WHY_MAX, "pid %d runs as uid %u; you are uid %u and may move only your own tasks",
@@ -150,7 +203,7 @@ bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why
 bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
                      const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX])
 {
-	if (c->uid == 0)
+	if (policy_is_host_root(c))
 		return true;
 	if (!policy_owns_task(c, t, why))
 		return false;

@@ -11,12 +11,23 @@
 
 #define POLICY_MAX_GROUPS 64
 
+struct idmap;
+
+/* A requester as the daemon's user namespace sees it (uids and gids are host ids). */
 struct cred {
 	uid_t uid;
 	gid_t gid;
 	gid_t groups[POLICY_MAX_GROUPS];
 	size_t ngroups;
+	bool in_userns;      /* outside the daemon's user namespace (a container) */
+	bool ns_root;        /* in_userns, and uid 0 there */
+	struct idmap *uidmap, *gidmap; /* its user namespace's maps, when in_userns */
 };
+
+/* Host root: uid 0 in the daemon's user namespace. */
+bool policy_is_host_root(const struct cred *c);
+/* Host root, or root of a user namespace into which both uid and gid are mapped. */
+bool policy_privileged_over(const struct cred *c, uid_t uid, gid_t gid);
 
 /* Owner and mode of a cgroupfs directory or file, as stat(2) reports them. */
 struct owner {
@@ -41,7 +52,7 @@ bool policy_may_read(const struct cred *c, const struct owner *file, const char 
 bool policy_may_list(const struct cred *c, const struct owner *dir, const char *what, char why[POLICY_WHY_MAX]);
 /* Setting a value: the file must be writable, not a task or agent file, and "/" is host root's alone. */
 bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
-                          const char *what, char why[POLICY_WHY_MAX]);
+                          bool at_requesters_own, const char *what, char why[POLICY_WHY_MAX]);
 bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
                       char why[POLICY_WHY_MAX]);
 bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, const char *what,
@@ -51,6 +62,7 @@ bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, 
 struct task_facts {
 	pid_t pid;
 	uid_t uids[4]; /* real, effective, saved, fs */
+	bool visible;  /* in the requester's pid namespace or one beneath it */
 };
 /* Root, or every uid of the task is the requester's (so a set-uid program is not the user's to move). */
 bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX]);

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "cgfs/idmap.h"
 #include "policy/policy.h"
 
 static const struct cred root = {.uid = 0, .gid = 0};
@@ -49,19 +50,19 @@ static void set_value_rules(void)
 {
 	char why[POLICY_WHY_MAX];
 	/* A delegated cgroup's limits stay root's. */
-	CHECK(!policy_may_set_value(&alice, &root_file, "memory.limit_in_bytes", false, "memory:/a memory.limit_in_bytes", why));
+	CHECK(!policy_may_set_value(&alice, &root_file, "memory.limit_in_bytes", false, false, "memory:/a memory.limit_in_bytes", why));
 	/* Its children's limits are the creator's. */
-	CHECK(policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", false, "x", why));
+	CHECK(policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", false, false, "x", why));
 	/* Task and agent files are never values, not even for root. */
-	CHECK(!policy_may_set_value(&root, &root_file, "tasks", false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.procs", false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.threads", false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "release_agent", false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "notify_on_release", false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "tasks", false, false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.procs", false, false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.threads", false, false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "release_agent", false, false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "notify_on_release", false, false, "x", why));
 	/* "/" is host root's alone, whatever the file's owner. */
-	CHECK(!policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", true, "x", why));
+	CHECK(!policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", true, false, "x", why));
 	CHECK(strstr(why, "only host root") != NULL);
-	CHECK(policy_may_set_value(&root, &root_file, "memory.limit_in_bytes", true, "x", why));
+	CHECK(policy_may_set_value(&root, &root_file, "memory.limit_in_bytes", true, false, "x", why));
 }
 
 static void chown_rules(void)
@@ -87,9 +88,9 @@ static void chmod_rules(void)
 static void move_rules(void)
 {
 	char why[POLICY_WHY_MAX];
-	struct task_facts own = {.pid = 42, .uids = {1000, 1000, 1000, 1000}};
-	struct task_facts other = {.pid = 43, .uids = {1001, 1001, 1001, 1001}};
-	struct task_facts setuid = {.pid = 44, .uids = {1000, 0, 0, 0}};
+	struct task_facts own = {.pid = 42, .uids = {1000, 1000, 1000, 1000}, .visible = true};
+	struct task_facts other = {.pid = 43, .uids = {1001, 1001, 1001, 1001}, .visible = true};
+	struct task_facts setuid = {.pid = 44, .uids = {1000, 0, 0, 0}, .visible = true};
 	struct owner procs_alice = {1000, 1000, 0100644};
 
 	CHECK(policy_may_move(&alice, &own, &procs_alice, NULL, "x", why));
@@ -118,6 +119,83 @@ static void delegated_files(void)
 	CHECK(!policy_is_delegated_file("memory.max", true, kernel));
 }
 
+/* A container: its root is host uid 100000, it maps host 100000-165535. */
+static struct idmap container_map = {.e = {{0, 100000, 65536}}, .n = 1};
+static const struct cred croot = {.uid = 100000, .gid = 100000, .in_userns = true, .ns_root = true,
+                                  .uidmap = &container_map, .gidmap = &container_map};
+static const struct cred cuser = {.uid = 101000, .gid = 101000, .in_userns = true,
+                                  .uidmap = &container_map, .gidmap = &container_map};
+/* A user namespace whose root is host root: it still is no host root. */
+static struct idmap host_root_map = {.e = {{0, 0, 1}}, .n = 1};
+static const struct cred fake_root = {.uid = 0, .gid = 0, .in_userns = true, .ns_root = true,
+                                      .uidmap = &host_root_map, .gidmap = &host_root_map};
+
+static void container_root_has_power_over_what_it_maps(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct owner mapped_dir = {101000, 101000, 040755};
+	struct owner mapped_file = {101000, 101000, 0100644};
+	CHECK(!policy_is_host_root(&croot));
+	CHECK(policy_privileged_over(&croot, 165535, 165535));
+	CHECK(!policy_privileged_over(&croot, 165536, 100000));
+	CHECK(!policy_privileged_over(&croot, 0, 0));
+	CHECK(policy_may_create_in(&croot, &mapped_dir, "x", why));
+	CHECK(!policy_may_create_in(&croot, &root_dir, "x", why));   /* host root's directories stay closed */
+	CHECK(policy_may_set_value(&croot, &mapped_file, "memory.max", false, false, "x", why));
+	CHECK(!policy_may_set_value(&croot, &root_file, "memory.max", false, false, "x", why));
+	struct owner others_file = {102000, 102000, 0100644};
+	CHECK(!policy_may_set_value(&cuser, &others_file, "memory.max", false, false, "x", why)); /* not ns root */
+	CHECK(policy_may_set_value(&croot, &others_file, "memory.max", false, false, "x", why));
+}
+
+static void container_cannot_set_its_own_cgroup(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct owner own_file = {100000, 100000, 0100644};
+	CHECK(!policy_may_set_value(&croot, &own_file, "memory.max", false, true, "memory:/c1 memory.max", why));
+	CHECK(strstr(why, "your own cgroup") != NULL);
+	/* A host user may, if the file is its own. */
+	CHECK(policy_may_set_value(&alice, &alice_file, "memory.max", false, true, "x", why));
+}
+
+static void container_chown_only_to_mapped_ids(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct owner own_dir = {100000, 100000, 040755};
+	CHECK(policy_may_chown(&croot, &own_dir, 101000, 101000, "x", why));
+	CHECK(!policy_may_chown(&croot, &own_dir, 1000, 1000, "x", why));
+	CHECK(strstr(why, "not mapped") != NULL);
+	CHECK(!policy_may_chown(&croot, &root_dir, 101000, 101000, "x", why));
+}
+
+static void container_moves_only_mapped_visible_tasks(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct owner procs = {100000, 100000, 0100644};
+	struct task_facts mapped = {.pid = 5, .uids = {101000, 101000, 101000, 101000}, .visible = true};
+	struct task_facts unmapped = {.pid = 6, .uids = {60001, 60001, 60001, 60001}, .visible = true};
+	struct task_facts hidden = {.pid = 7, .uids = {101000, 101000, 101000, 101000}, .visible = false};
+	CHECK(policy_may_move(&croot, &mapped, &procs, NULL, "x", why));
+	CHECK(!policy_may_move(&croot, &unmapped, &procs, NULL, "x", why));
+	CHECK(strstr(why, "does not map") != NULL);
+	CHECK(!policy_may_move(&croot, &hidden, &procs, NULL, "x", why));
+	CHECK(strstr(why, "not in your pid namespace") != NULL);
+	/* A same-uid user in a container needs the task visible too. */
+	struct task_facts own_hidden = {.pid = 8, .uids = {101000, 101000, 101000, 101000}, .visible = false};
+	CHECK(!policy_owns_task(&cuser, &own_hidden, why));
+}
+
+static void root_of_a_user_namespace_is_not_host_root(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(!policy_is_host_root(&fake_root));
+	CHECK(!policy_may_set_value(&fake_root, &root_file, "memory.max", true, false, "x", why));
+	/* It maps host uid 0, so files of host root are its to change, as the kernel would allow it. */
+	CHECK(policy_may_set_value(&fake_root, &root_file, "memory.max", false, false, "x", why));
+	struct task_facts other = {.pid = 9, .uids = {1000, 1000, 1000, 1000}, .visible = true};
+	CHECK(!policy_owns_task(&fake_root, &other, why));
+}
+
 int main(void)
 {
 	RUN(permission_bits);
@@ -128,5 +206,10 @@ int main(void)
 	RUN(chmod_rules);
 	RUN(move_rules);
 	RUN(delegated_files);
+	RUN(container_root_has_power_over_what_it_maps);
+	RUN(container_cannot_set_its_own_cgroup);
+	RUN(container_chown_only_to_mapped_ids);
+	RUN(container_moves_only_mapped_visible_tasks);
+	RUN(root_of_a_user_namespace_is_not_host_root);
 	return CHECK_EXIT();
 }
