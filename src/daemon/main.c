@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "daemon/self_cgroup.h"
+#include "dbus/conn.h"
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
 #include "ops/ops.h"
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 		goto out_ops;
 	}
 	self_cgroup_step_aside(&o.hs);
-	srv = server_new(&o, lfd, &e);
+	srv = server_new(&o, iface0_vtable, NULL, lfd, &e);
 	if (!srv) {
 		log_error("%s", e.msg);
 		goto out_sock;

@@ -30,6 +30,8 @@ struct server {
 	unsigned nconns, serial;
 	sd_id128_t id;
 	struct scm_registry scm;
+	const sd_bus_vtable *iface0;
+	void *app;
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -38,6 +40,11 @@ static char tag_listen, tag_signal, tag_release;
 struct ops *conn_ops(const struct conn *c)
 {
 	return c->srv->ops;
+}
+
+void *server_app(struct server *s)
+{
+	return s->app;
 }
 
 struct ops *server_ops(struct server *s)
@@ -126,7 +133,7 @@ static int conn_new(struct server *s, int fd)
 	}
 	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
 	struct err e;
-	if (requester_identify(s->ops, &c->req, &e) < 0)
+	if (s->ops && requester_identify(s->ops, &c->req, &e) < 0)
 		log_debug("client pid %d: %s", (int)c->req.pid, e.msg);
 	if ((r = sd_bus_new(&c->bus)) < 0)
 		goto fail_fd;
@@ -136,7 +143,7 @@ static int conn_new(struct server *s, int fd)
 	if ((r = sd_bus_set_server(c->bus, 1, s->id)) < 0 || (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
 	    (r = sd_bus_set_trusted(c->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 ||
 	    (r = sd_bus_add_filter(c->bus, NULL, on_any_message, c)) < 0 ||
-	    (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, iface0_vtable, c)) < 0 ||
+	    (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, s->iface0, c)) < 0 ||
 	    (r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
 	                                  bus_driver_vtable, c)) < 0 ||
 	    (r = sd_bus_start(c->bus)) < 0)
@@ -206,7 +213,7 @@ static void accept_all(struct server *s)
 static int next_timeout(struct server *s)
 {
 	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm);
-	int rel = release_watch_timeout_ms(s->ops->release);
+	int rel = s->ops ? release_watch_timeout_ms(s->ops->release) : -1;
 
 	for (struct conn *c = s->conns; c; c = c->next) {
 		uint64_t t;
@@ -243,7 +250,7 @@ static void expire(struct server *s)
 	}
 }
 
-struct server *server_new(struct ops *o, int listen_fd, struct err *e)
+struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, void *app, int listen_fd, struct err *e)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t mask;
@@ -254,6 +261,8 @@ struct server *server_new(struct ops *o, int listen_fd, struct err *e)
 		return NULL;
 	}
 	s->ops = o;
+	s->iface0 = iface0;
+	s->app = app;
 	s->listen_fd = listen_fd;
 	s->signal_fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -274,7 +283,8 @@ struct server *server_new(struct ops *o, int listen_fd, struct err *e)
 	ev.data.ptr = &tag_signal;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->signal_fd, &ev);
 	ev.data.ptr = &tag_release;
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, release_watch_fd(o->release), &ev);
+	if (o)
+		epoll_ctl(s->epfd, EPOLL_CTL_ADD, release_watch_fd(o->release), &ev);
 	return s;
 }
 
@@ -305,7 +315,8 @@ int server_run(struct server *s)
 				conn_free(s, p);
 			}
 		}
-		release_watch_tick(s->ops->release);
+		if (s->ops)
+			release_watch_tick(s->ops->release);
 		expire(s);
 	}
 }

@@ -7,6 +7,16 @@
 
 static enum log_level max_level = LOG_LVL_INFO;
 static bool to_syslog;
+static const char *ident = "cgmanager";
+
+void log_set_ident(const char *name)
+{
+	ident = name;
+	if (to_syslog) {
+		closelog();
+		openlog(ident, LOG_PID, LOG_DAEMON);
+	}
+}
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
@@ -34,7 +44,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (level > max_level)
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "cgmanager: %s: ", level_names[level]);
+	fprintf(stderr, "%s: %s: ", ident, level_names[level]);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

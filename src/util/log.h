@@ -5,6 +5,8 @@
 enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
 void log_setup(enum log_level level, bool use_syslog);
+/* The program name in each line (default "cgmanager"). */
+void log_set_ident(const char *name);
 /* Returns -1 for a name it does not know. */
 int log_level_from_name(const char *name);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

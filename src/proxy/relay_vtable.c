@@ -1,0 +1,82 @@
+/* What cgproxy serves: the cgmanager0_0 interface, every plain call relayed upstream as its Scm form. */
+#include "proxy/relay_vtable.h"
+
+#include "dbus/conn.h"
+#include "dbus/server.h"
+#include "proxy/upstream.h"
+
+static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	struct conn *c = u;
+	struct upstream *up = server_app(c->srv);
+	const struct scm_method *method = scm_method_by_plain(sd_bus_message_get_member(m));
+	(void)ret;
+	if (!method)
+		return upstream_relay_plain(up, m);
+	struct scm_request q = {
+		.m = method,
+		.plain = m,
+		.requester = {.pid = c->req.pid, .uid = c->req.cred.uid, .gid = c->req.cred.gid},
+	};
+	return upstream_relay(up, &q);
+}
+
+static int p_no_chain(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	(void)u;
+	(void)ret;
+	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NOT_SUPPORTED,
+	                                  "cgproxy does not relay %s: a proxy cannot vouch for a requester another proxy "
+	                                  "relayed; send Scm calls to the host's cgmanager socket",
+	                                  sd_bus_message_get_member(m));
+}
+
+static int p_api_version(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                         void *u, sd_bus_error *ret)
+{
+	(void)bus, (void)path, (void)iface, (void)prop, (void)u, (void)ret;
+	return sd_bus_message_append(reply, "i", (int32_t)CGMANAGER_API_VERSION);
+}
+
+#define R(name, in, out) SD_BUS_METHOD(name, in, out, p_relay, SD_BUS_VTABLE_UNPRIVILEGED)
+#define N(name, in) SD_BUS_METHOD(name, in, "", p_no_chain, SD_BUS_VTABLE_UNPRIVILEGED)
+
+const sd_bus_vtable relay_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("api_version", "i", p_api_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	R("Ping", "i", ""),
+	R("GetPidCgroup", "si", "s"),
+	R("GetPidCgroupAbs", "si", "s"),
+	R("Create", "ss", "i"),
+	R("Chown", "ssii", ""),
+	R("Chmod", "sssi", ""),
+	R("MovePid", "ssi", ""),
+	R("MovePidAbs", "ssi", ""),
+	R("GetValue", "sss", "s"),
+	R("SetValue", "ssss", ""),
+	R("Remove", "ssi", "i"),
+	R("GetTasks", "ss", "ai"),
+	R("GetTasksRecursive", "ss", "ai"),
+	R("ListChildren", "ss", "as"),
+	R("RemoveOnEmpty", "ss", ""),
+	R("Prune", "ss", ""),
+	R("ListControllers", "", "as"),
+	R("ListKeys", "ss", "a(suuu)"),
+	N("GetPidCgroupScm", "sh"),
+	N("GetPidCgroupAbsScm", "sh"),
+	N("CreateScm", "ssh"),
+	N("ChownScm", "ssh"),
+	N("ChmodScm", "sssih"),
+	N("MovePidScm", "ssh"),
+	N("MovePidAbsScm", "ssh"),
+	N("GetValueScm", "sssh"),
+	N("SetValueScm", "ssssh"),
+	N("RemoveScm", "ssih"),
+	N("GetTasksScm", "ssh"),
+	N("GetTasksRecursiveScm", "ssh"),
+	N("ListChildrenScm", "ssh"),
+	N("RemoveOnEmptyScm", "ssh"),
+	N("PruneScm", "ssh"),
+	N("ListKeysScm", "ssh"),
+	SD_BUS_VTABLE_END,
+};
