@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgfs/idmap.h"
 #include "cgfs/proc.h"
 #include "ops/resolve.h"
 #include "util/cleanup.h"
@@ -104,6 +105,15 @@ out:
 	return rc;
 }
 
+/* Owners as the requester's user namespace names them; the kernel's overflow id where it cannot. */
+static uint32_t id_as_seen(const struct idmap *map, uint32_t host_id)
+{
+	uint32_t ns_id;
+	if (!map)
+		return host_id;
+	return idmap_to_ns(map, host_id, &ns_id) ? ns_id : 65534;
+}
+
 void keyv_free(keyv *k)
 {
 	for (size_t i = 0; i < k->n; i++)
@@ -140,7 +150,8 @@ int ops_list_keys(struct ops *o, const struct requester *r, const char *controll
 		struct stat st;
 		if (cgdir_stat(t.fd, files.v[i], &st) < 0)
 			continue; /* vanished meanwhile */
-		out->v[out->n++] = (struct key_info){take_ptr(&files.v[i]), st.st_uid, st.st_gid, st.st_mode};
+		out->v[out->n++] = (struct key_info){take_ptr(&files.v[i]), id_as_seen(r->cred.uidmap, st.st_uid),
+		                                     id_as_seen(r->cred.gidmap, st.st_gid), st.st_mode};
 	}
 	rc = 0;
 out:

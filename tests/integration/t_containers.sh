@@ -1,0 +1,189 @@
+# Containers: real user, pid, mount and cgroup namespaces (tests/helpers/nsexec), uid maps written
+# from outside, a cgproxy inside each, requests relayed to the daemon as Scm calls.
+
+NSEXEC=$BUILD/tests/nsexec
+CGPROXY=$BUILD/cgproxy
+
+# container_up NAME PARENT REL HOSTUID IDS COUNT
+#   NAME: the container's cgroup relative to the sandbox (c1, c1/l2, ...); PARENT: the parent
+#   container's NAME, "" for the host; REL: the cgroup relative to the parent's; IDS: the first id it
+#   maps, as the parent sees it (COUNT of them); HOSTUID: what IDS is on the host. The parent's root
+#   makes the cgroup through the parent's cgproxy (or the daemon), hands it over, moves itself in and
+#   starts the container, whose init runs a cgproxy on $WORK/NAME/sock.
+container_up() {
+	local name=$1 parent=$2 rel=$3 hostuid=$4 ids=$5 count=$6 i
+	local setup="
+		set -e
+		cgm() { '$CGM' \"\$@\"; }
+		cgm create all '$rel'
+		cgm chown all '$rel' $ids $ids
+		mkdir '$WORK/$name'
+		chown $ids:$ids '$WORK/$name'
+		cgm movepid all '$rel' \$\$
+		exec '$NSEXEC' --map '0 $ids $count' --pidfile '$WORK/$name.pid' -- \
+			sh -c \"'$CGPROXY' --upstream '${UPSTREAM:-$SOCK}' --socket '$WORK/$name/sock' --log-level debug 2>'$WORK/$name/proxy.log' & exec sleep 3600\""
+	if [ -z "$parent" ]; then
+		run_as 0 "" env CGMANAGER_SOCKET="${UPSTREAM:-$SOCK}" sh -c "$setup" >"$WORK/${name//\//_}.log" 2>&1 &
+	else
+		in_container "$parent" sh -c "$setup" >"$WORK/${name//\//_}.log" 2>&1 &
+	fi
+	for i in $(seq 200); do
+		[ -s "$WORK/$name.pid" ] && "$CGM" --socket "$WORK/$name/sock" ping 2>/dev/null && break
+		sleep 0.05
+	done
+	[ -s "$WORK/$name.pid" ] || { cat "$WORK/${name//\//_}.log"; fail "container $name did not start"; return 1; }
+	expect_eq "$(awk '/^Uid:/ {print $2}' "/proc/$(host_pid "$name")/status")" "$hostuid" "host uid of $name's root"
+}
+
+# host_pid NAME: the host pid of container NAME's init. nsexec records the pid as its caller's pid
+# namespace sees it: for a nested container, a pid of the parent container's namespace.
+host_pid() {
+	local name=$1 depth ns
+	depth=$(($(echo "$name" | tr -cd / | wc -c)))
+	ns=$(cat "$WORK/$name.pid")
+	awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2; exit }' \
+		/proc/[0-9]*/status 2>/dev/null
+}
+
+# in_container NAME CMD...: CMD as root of container NAME, in its namespaces and its root cgroup.
+in_container() {
+	local name=$1
+	shift
+	run_as 0 "$name" nsenter -t "$(host_pid "$name")" -U -p -m -C -- \
+		env CGMANAGER_SOCKET="$WORK/$name/sock" PATH="$PATH" "$@"
+}
+
+# Ends the containers an earlier test left (every task beneath sandbox/c1 is one we started) and removes c1.
+containers_cleanup() {
+	local h d i p
+	for i in $(seq 50); do
+		local busy=
+		for h in $(sb_hierarchies); do
+			d=$(sb_path "$h")/c1
+			[ -d "$d" ] || continue
+			for p in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+				kill -KILL "$p" 2>/dev/null
+				busy=1
+			done
+		done
+		[ -z "$busy" ] && break
+		sleep 0.05
+	done
+	for h in $(sb_hierarchies); do
+		d=$(sb_path "$h")/c1
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} +
+	done
+	rm -rf "$WORK/c1" "$WORK/c1.pid" "$WORK"/c1_*.log
+}
+
+# Three levels: host 100000+65536 -> c1; c1's 10000+10000 (host 110000) -> l2; l2's 1000+1000 (host 111000) -> l3.
+containers_nested() {
+	containers_cleanup
+	container_up c1 "" c1 100000 100000 65536 || return 1
+	[ "${1:-1}" -ge 2 ] || return 0
+	container_up c1/l2 c1 l2 110000 10000 10000 || return 1
+	[ "${1:-1}" -ge 3 ] || return 0
+	container_up c1/l2/l3 c1/l2 l3 111000 1000 1000
+}
+
+# The checks the issue asks of a container's root, at any depth. $1: the container; $2: its root's host uid.
+container_root_checks() {
+	local c=$1 hostuid=$2 d out pid hostpid
+	d=$(sb_path memory)/$c
+	# creates cgroups, owned by its root
+	in_container "$c" "$CGM" create memory job
+	expect_owner "$d/job" "$hostuid" "$hostuid"
+	expect_owner "$d/job/memory.limit_in_bytes" "$hostuid" "$hostuid"
+	# sets limits on children it created, reads values
+	in_container "$c" "$CGM" setvalue memory job memory.limit_in_bytes 32M
+	expect_eq "$(in_container "$c" "$CGM" getvalue memory job memory.limit_in_bytes)" 33554432 "limit read back"
+	expect_eq "$(cat "$d/job/memory.limit_in_bytes")" 33554432 "limit in cgroupfs"
+	# cannot set its own cgroup's limits
+	expect_refused "your own cgroup.*AccessDenied" in_container "$c" "$CGM" setvalue memory "" memory.limit_in_bytes 1G
+	# cannot escape upward
+	expect_refused "not allowed" in_container "$c" "$CGM" create memory ../escape
+	in_container "$c" "$CGM" create memory /stays_inside
+	expect_exists "$d/stays_inside"
+	# moves its own tasks; paths are as this level sees them
+	out=$(in_container "$c" sh -c '
+		sleep 600 >/dev/null 2>&1 & p=$!
+		"$0" movepid memory job $p || exit 1
+		echo "$p $("$0" getpidcgroup memory $p) $("$0" getpidcgroupabs memory $p) $(grep -E "^[0-9]+:memory:" /proc/$p/cgroup | cut -d: -f3)"
+		echo "self $("$0" getpidcgroup memory $$) $("$0" getpidcgroupabs memory $$)"
+		"$0" gettasks memory job' "$CGM")
+	pid=$(echo "$out" | awk 'NR==1 {print $1}')
+	expect_eq "$(echo "$out" | sed -n 1p | cut -d' ' -f2-)" "job /job /job" "paths of a moved task, inside"
+	expect_eq "$(echo "$out" | sed -n 2p)" "self / /" "own paths, inside"
+	expect_eq "$(echo "$out" | sed -n 3p)" "$pid" "gettasks answers the container's pid"
+	# cannot move a task whose uid the container does not map: a host uid in the container's pid namespace
+	hostpid=$(spawn_as 0 "$c" nsenter -t "$(host_pid "$c")" -p -- setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --clear-groups sleep 600)
+	local i nspid=
+	for i in $(seq 100); do
+		local kid; kid=$(cat "/proc/$hostpid/task/$hostpid/children" 2>/dev/null | awk '{print $1}')
+		[ -n "$kid" ] && [ "$(awk '/^Uid:/ {print $2}' "/proc/$kid/status")" = "$TEST_UID" ] &&
+			{ nspid=$(awk '/^NSpid:/ {print $NF}' "/proc/$kid/status"); break; }
+		sleep 0.02
+	done
+	[ -n "$nspid" ] || fail "no unmapped task in $c"
+	expect_refused "does not map.*AccessDenied" in_container "$c" "$CGM" movepid memory job "$nspid"
+	# cannot move a host task: the host's pids mean nothing inside (pid 99999 does not exist there)
+	expect_refused "can vouch for|not in your pid namespace|does not exist" in_container "$c" "$CGM" movepid memory job 99999
+	# cannot chown to an unmapped id
+	expect_refused "not mapped" in_container "$c" "$CGM" chown memory job 4000000 4000000
+	in_container "$c" "$CGM" chown memory job 1 1
+	expect_owner "$d/job" "$((hostuid + 1))" "$((hostuid + 1))"
+	# and it removes what it made
+	kill "$pid" 2>/dev/null || true
+	in_container "$c" sh -c 'kill '"$pid"'; sleep 0.2; "$0" remove memory job && "$0" remove memory stays_inside' "$CGM"
+	expect_missing "$d/job"
+}
+
+test_container_root_in_one_container() {
+	containers_nested 1
+	container_root_checks c1 100000
+}
+
+test_container_nested_three_levels() {
+	containers_nested 3
+	container_root_checks c1/l2/l3 111000
+	# Each level sees its own cgroup as /.
+	local c
+	for c in c1 c1/l2 c1/l2/l3; do
+		expect_eq "$(in_container "$c" sh -c 'grep -E "^[0-9]+:memory:" /proc/self/cgroup | cut -d: -f3')" / "cgroup namespace root of $c"
+		expect_eq "$(in_container "$c" sh -c '"$0" getpidcgroupabs memory $$' "$CGM")" / "abs path of $c's root"
+	done
+	# The middle level sees the deepest one where it is.
+	expect_eq "$(in_container c1/l2 "$CGM" listchildren memory "")" l3 "children seen from l2"
+}
+
+test_container_cgm_sees_controllers_and_keys() {
+	containers_nested 1
+	in_container c1 "$CGM" listcontrollers | grep -qx memory || fail "no memory controller inside"
+	in_container c1 "$CGM" create memory keys1
+	in_container c1 "$CGM" listkeys memory keys1 | grep -q "^memory.limit_in_bytes 0 0 100644$" ||
+		fail "keys inside are not owned by the container's root as it sees itself"
+}
+
+test_container_proxy_reconnects_after_daemon_restart() {
+	# A daemon of this test's own, so that it can be restarted under the container's cgproxy.
+	local t0 t1 ms
+	UPSTREAM=$WORK/restart.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" create memory before_restart
+	kill -TERM "$EXTRA_PID"
+	wait "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
+	expect_refused "cannot reach cgmanager" in_container c1 "$CGM" create memory while_down
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	t0=$(date +%s%N)
+	in_container c1 "$CGM" create memory after_restart
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	expect_exists "$(sb_path memory)/c1/after_restart"
+	expect_exists "$(sb_path memory)/c1/before_restart"
+	[ "$ms" -lt 1000 ] || fail "the first request after the restart took $ms ms"
+	kill -TERM "$EXTRA_PID"
+	wait "$EXTRA_PID" || true
+}
