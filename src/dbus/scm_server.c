@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "dbus/conn.h"
@@ -75,6 +76,19 @@ static int read_args(sd_bus_message *m, struct scm_exchange *x)
 	return r;
 }
 
+/* The protocol is datagrams (a zero-length one is an answer); a stream socket would run answers together. */
+static int check_unix_dgram(int fd)
+{
+	int type, domain;
+	socklen_t len = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return -errno;
+	len = sizeof(domain);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return -errno;
+	return domain == AF_UNIX && type == SOCK_DGRAM ? 0 : -EPROTOTYPE;
+}
+
 int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method)
 {
 	struct scm_exchange *x = calloc(1, sizeof(*x));
@@ -107,9 +121,12 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 		                                  method->args);
 	}
 	x->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (x->fd < 0 || fcntl(x->fd, F_SETFL, O_NONBLOCK) < 0 || scm_enable_passcred(x->fd) < 0 ||
-	    scm_send(x->fd, (char[]){SCM_KICK}, 1, NULL) < 0) {
+	r = x->fd < 0 ? -errno : check_unix_dgram(x->fd);
+	if (r >= 0 && (fcntl(x->fd, F_SETFL, O_NONBLOCK) < 0 || scm_enable_passcred(x->fd) < 0))
 		r = -errno;
+	if (r >= 0)
+		r = scm_send(x->fd, (char[]){SCM_KICK}, 1, NULL);
+	if (r < 0) {
 		exchange_free(x);
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
 		                                  "%s needs an AF_UNIX SOCK_DGRAM socket: %s", method->name, strerror(-r));

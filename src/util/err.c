@@ -39,13 +39,32 @@ enum err_kind err_kind_of_errno(int errnum)
 	}
 }
 
+/* A message cut short must not end inside a UTF-8 sequence: D-Bus refuses to send invalid UTF-8. */
+static void trim_partial_utf8(char *s, size_t len)
+{
+	size_t i = len, cont = 0, need;
+	while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) {
+		i--;
+		cont++;
+	}
+	if (i == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+	if (need > cont)
+		s[i - 1] = '\0';
+}
+
 int err_set(struct err *e, enum err_kind kind, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 	e->kind = kind;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof(e->msg))
+		trim_partial_utf8(e->msg, strlen(e->msg));
 	return -1;
 }
 
@@ -55,7 +74,8 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...)
 	size_t len;
 	e->kind = err_kind_of_errno(errnum);
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (vsnprintf(e->msg, sizeof(e->msg), fmt, ap) >= (int)sizeof(e->msg))
+		trim_partial_utf8(e->msg, strlen(e->msg));
 	va_end(ap);
 	len = strlen(e->msg);
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", strerror(errnum));

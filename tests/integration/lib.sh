@@ -168,3 +168,109 @@ expect_owner() {
 }
 
 busctl_call() { run_as "${BUSCTL_UID:-0}" "${BUSCTL_REL:-}" busctl --address="unix:path=$SOCK" call org.linuxcontainers.cgmanager /org/linuxcontainers/cgmanager org.linuxcontainers.cgmanager0_0 "$@"; }
+
+# --- requesters and their tasks ---
+
+# delegate CGROUP UID [CONTROLLER]: root creates CGROUP (in every hierarchy by default) and chowns it to UID:UID.
+delegate() {
+	cgm_root create "${3:-all}" "$1" >/dev/null || return 1
+	cgm_root chown "${3:-all}" "$1" "$2" "$2"
+}
+
+# spawn_sleeper UID REL [WRAPPER...]: a `sleep` as UID in sandbox cgroup REL (run through WRAPPER, if
+# given); prints its pid once the sleep runs there, so that its uids and cgroups are final.
+spawn_sleeper() {
+	local uid=$1 rel=$2 pid i
+	shift 2
+	pid=$(spawn_as "$uid" "$rel" "$@" sleep 600)
+	for i in $(seq 200); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sleep ] && { echo "$pid"; return 0; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.02
+	done
+	fail "sleeper $pid (uid $uid in '$rel') did not start"
+}
+
+# end_pids PID...: kills processes we started and waits (briefly) until they are gone.
+end_pids() {
+	local p i
+	for p in "$@"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "$@"; do
+		for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.02; done
+	done
+	return 0
+}
+
+# expect_in_cgroup PID HIERARCHY REL: PID is listed in cgroup.procs of sandbox cgroup REL of HIERARCHY.
+expect_in_cgroup() {
+	local f; f=$(sb_path "$2")${3:+/$3}/cgroup.procs
+	grep -qx "$1" "$f" || fail "pid $1 is not in $2:/$3 (its cgroup.procs: $(tr '\n' ' ' <"$f"))"
+}
+
+# expect_mode PATH OCTAL: the permission bits of PATH.
+expect_mode() {
+	local got; got=$(stat -c %a "$1") || return 1
+	[ "$got" = "$2" ] || fail "$1 has mode $got, expected $2"
+}
+
+# expect_tree_owner DIR UID GID: DIR and every file directly in it.
+expect_tree_owner() {
+	local f
+	expect_owner "$1" "$2" "$3" || return 1
+	for f in "$1"/*; do
+		[ -f "$f" ] && { expect_owner "$f" "$2" "$3" || return 1; }
+	done
+	return 0
+}
+
+# --- other D-Bus clients, timing (t_methods, t_clients, t_robust) ---
+
+CGM_DEST=org.linuxcontainers.cgmanager
+CGM_PATH=/org/linuxcontainers/cgmanager
+CGM_IFACE0=org.linuxcontainers.cgmanager0_0
+
+# dbus_send_as UID REL METHOD ARGS...: dbus-send --print-reply of cgmanager0_0.METHOD (or of IFACE.METHOD if it has a dot).
+dbus_send_as() {
+	local uid=$1 rel=$2 m=$3
+	shift 3
+	[[ $m == *.* ]] || m=$CGM_IFACE0.$m
+	run_as "$uid" "$rel" dbus-send --address="unix:path=$SOCK" --print-reply --dest=$CGM_DEST $CGM_PATH "$m" "$@"
+}
+
+# gdbus_as UID REL METHOD ARGS...: gdbus call of cgmanager0_0.METHOD (or of IFACE.METHOD).
+gdbus_as() {
+	local uid=$1 rel=$2 m=$3
+	shift 3
+	[[ $m == *.* ]] || m=$CGM_IFACE0.$m
+	run_as "$uid" "$rel" gdbus call --address "unix:path=$SOCK" --dest $CGM_DEST -o $CGM_PATH -m "$m" "$@"
+}
+
+# A python3 that has the dbus module (Debian's python3-dbus), for the clients that pass fds.
+py_dbus() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		command -v "$p" >/dev/null && "$p" -c 'import dbus' 2>/dev/null && { command -v "$p"; return 0; }
+	done
+	fail "no python3 with the dbus module (install python3-dbus)"
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# wait_until SECONDS CMD...: polls CMD every 0.1 s until it succeeds; fails after SECONDS.
+wait_until() {
+	local deadline=$(($(now_ms) + $1 * 1000))
+	shift
+	while ! "$@" 2>/dev/null; do
+		[ "$(now_ms)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+# ping_quickly [MS]: a fresh client's ping is answered within MS milliseconds (default 1000).
+ping_quickly() {
+	local ms=${1:-1000} t0 t1
+	t0=$(now_ms)
+	timeout 5 "$CGM" --socket "$SOCK" ping || { fail "ping from another client failed"; return 1; }
+	t1=$(now_ms)
+	[ $((t1 - t0)) -le "$ms" ] || fail "ping from another client took $((t1 - t0)) ms (limit $ms ms)"
+}

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Misbehaving D-Bus clients of cgmanager, on raw unix sockets (stdlib only).
+
+  raw_client.py SOCKET MODE [ARG]
+
+Modes (each prints one result line; exit 0 unless the mode itself went wrong):
+  ping               authenticate, call Ping, print "return" / "error NAME"
+  garbage            random bytes instead of the auth exchange; "closed" once the daemon hangs up
+  garbage-after-auth authenticate, then random bytes as messages; "closed"
+  midauth STAGE      hang up during the auth exchange: STAGE is connect, nul, auth, negotiate or begin-less
+  call-close METHOD  authenticate, send METHOD (Ping, ListKeys, GetTasksRecursive), hang up at once
+  no-read N          authenticate, send N ListKeys calls, never read; hold the socket for 3 s
+  idle SECONDS       connect, send nothing; print "closed after S s" or "open after SECONDS s"
+  idle-auth SECONDS  the same after "\\0AUTH EXTERNAL" without BEGIN
+  bad-body           authenticate, Create with a body that does not match its signature
+  huge-length        authenticate, a header announcing a 100 MiB body that never comes; "closed"
+  no-member          authenticate, a method call without a MEMBER field, then a Ping; the first answer
+  many N             N clients one after another (auth, Ping, reply), then N at once; "N ok"
+"""
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+PATH = "/org/linuxcontainers/cgmanager"
+IFACE = "org.linuxcontainers.cgmanager0_0"
+DEST = "org.linuxcontainers.cgmanager"
+
+
+def pad(buf, n):
+    return buf + b"\0" * (-len(buf) % n)
+
+
+def marshal_string(buf, s, kind="s"):
+    data = s.encode()
+    if kind == "g":
+        return buf + bytes([len(data)]) + data + b"\0"
+    buf = pad(buf, 4)
+    return buf + struct.pack("<I", len(data)) + data + b"\0"
+
+
+def marshal_body(sig, args):
+    body = b""
+    for t, v in zip(sig, args):
+        if t == "s":
+            body = marshal_string(body, v)
+        elif t == "i":
+            body = pad(body, 4) + struct.pack("<i", v)
+    return body
+
+
+def method_call(member, sig="", args=(), serial=1, body=None, fields_extra=(), body_len=None, omit_member=False):
+    if body is None:
+        body = marshal_body(sig, args)
+    fields = [(1, "o", PATH), (2, "s", IFACE), (6, "s", DEST)]
+    if not omit_member:
+        fields.append((3, "s", member))
+    if sig:
+        fields.append((8, "g", sig))
+    fields.extend(fields_extra)
+    arr = b""
+    for code, t, v in fields:
+        arr = pad(arr, 8)
+        arr += bytes([code, 1, ord(t), 0])
+        arr = marshal_string(arr, v, t)
+    head = b"l\x01\x00\x01" + struct.pack("<III", len(body) if body_len is None else body_len, serial, len(arr))
+    return pad(head + arr, 8) + body
+
+
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    return s
+
+
+def read_line(s):
+    buf = b""
+    while not buf.endswith(b"\r\n"):
+        c = s.recv(1)
+        if not c:
+            raise ConnectionError("closed during auth")
+        buf += c
+    return buf
+
+
+def authenticate(s):
+    s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+    line = read_line(s)
+    if not line.startswith(b"OK "):
+        raise ConnectionError("auth answered %r" % line)
+    s.sendall(b"BEGIN\r\n")
+
+
+def recv_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        c = s.recv(n - len(buf))
+        if not c:
+            raise ConnectionError("closed")
+        buf += c
+    return buf
+
+
+def read_message(s):
+    """(type, error name or None) of the next message."""
+    fixed = recv_exact(s, 16)
+    body_len, _, fields_len = struct.unpack("<III", fixed[4:16])
+    rest = recv_exact(s, fields_len + (-(16 + fields_len) % 8) + body_len)
+    name = None
+    if fixed[1] == 3:
+        # The ERROR_NAME field (code 4), a string.
+        i = 0
+        fields = rest[:fields_len]
+        while i < len(fields):
+            i += -i % 8
+            code, slen = fields[i], fields[i + 1]
+            t = chr(fields[i + 2])
+            i += 3 + slen
+            if t in "so":
+                i += -(i + 16) % 4
+                n = struct.unpack("<I", fields[i:i + 4])[0]
+                v = fields[i + 4:i + 4 + n].decode()
+                i += 5 + n
+            elif t == "g":
+                n = fields[i]
+                v = fields[i + 1:i + 1 + n].decode()
+                i += 2 + n
+            else:
+                i += 4
+                v = None
+            if code == 4:
+                name = v
+    return fixed[1], name
+
+
+def wait_closed(s, timeout=5.0):
+    """True once the peer hung up (EOF or reset) within timeout; drains what comes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        r, _, _ = select.select([s], [], [], left)
+        if not r:
+            return False
+        try:
+            if not s.recv(65536):
+                return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+
+
+def ping(path):
+    s = connect(path)
+    authenticate(s)
+    s.sendall(method_call("Ping", "i", (0,)))
+    kind, name = read_message(s)
+    s.close()
+    return "return" if kind == 2 else "error %s" % name
+
+
+def main():
+    path, mode = sys.argv[1], sys.argv[2]
+    arg = sys.argv[3] if len(sys.argv) > 3 else None
+    if mode == "ping":
+        print(ping(path))
+    elif mode == "garbage":
+        s = connect(path)
+        try:
+            s.sendall(os.urandom(8192) + b"\r\n" + b"\0AUTH BOGUS\r\n" * 10)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        print("closed" if wait_closed(s) else "open")
+    elif mode == "garbage-after-auth":
+        s = connect(path)
+        authenticate(s)
+        try:
+            s.sendall(b"l\x01\x00\x01" + os.urandom(65536))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        print("closed" if wait_closed(s) else "open")
+    elif mode == "midauth":
+        s = connect(path)
+        if arg in ("nul", "auth", "negotiate", "begin-less"):
+            s.sendall(b"\0")
+        if arg in ("auth", "negotiate", "begin-less"):
+            s.sendall(b"AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+        if arg in ("negotiate", "begin-less"):
+            read_line(s)
+            s.sendall(b"NEGOTIATE_UNIX_FD\r\n")
+        if arg == "begin-less":
+            read_line(s)
+            s.sendall(method_call("Ping", "i", (0,)))  # a message before BEGIN
+        s.close()
+        print("hung up at " + arg)
+    elif mode == "call-close":
+        s = connect(path)
+        authenticate(s)
+        calls = {
+            "Ping": ("i", (0,)),
+            "ListKeys": ("ss", ("memory", "")),
+            "GetTasksRecursive": ("ss", ("all", "")),
+            "ListControllers": ("", ()),
+        }
+        sig, args = calls[arg]
+        s.sendall(method_call(arg, sig, args))
+        s.close()
+        print("sent %s and hung up" % arg)
+    elif mode == "no-read":
+        s = connect(path)
+        authenticate(s)
+        s.setblocking(False)
+        sent = 0
+        stuck = 0
+        buf = b"".join(method_call("ListKeys", "ss", ("memory", ""), serial=k + 1) for k in range(int(arg)))
+        deadline = time.monotonic() + 3
+        while buf and time.monotonic() < deadline:
+            try:
+                n = s.send(buf)
+                buf = buf[n:]
+                sent += n
+            except BlockingIOError:
+                stuck += 1
+                time.sleep(0.01)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+        time.sleep(max(0, deadline - time.monotonic()))
+        print("sent %d bytes, %s" % (sent, "all" if not buf else "daemon stopped reading"))
+    elif mode in ("idle", "idle-auth"):
+        s = connect(path)
+        if mode == "idle-auth":
+            s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+            read_line(s)
+        t0 = time.monotonic()
+        print("connected", flush=True)
+        if wait_closed(s, float(arg)):
+            print("closed after %.1f s" % (time.monotonic() - t0))
+        else:
+            print("open after %s s" % arg)
+    elif mode == "bad-body":
+        s = connect(path)
+        authenticate(s)
+        body = struct.pack("<I", 0x00FFFFFF) + b"memory"  # a string longer than the body
+        s.sendall(method_call("Create", "ss", body=body))
+        try:
+            kind, name = read_message(s)
+            print("error %s" % name if kind == 3 else "type %d" % kind)
+        except ConnectionError:
+            print("closed")
+        except socket.timeout:
+            print("no answer")
+    elif mode == "huge-length":
+        s = connect(path)
+        authenticate(s)
+        s.sendall(method_call("Ping", "i", (0,), body_len=100 << 20)[:-4])
+        print("closed" if wait_closed(s) else "open")
+    elif mode == "no-member":
+        # An invalid message, then a valid Ping on the same connection: what became of each.
+        s = connect(path)
+        authenticate(s)
+        s.sendall(method_call("Ping", "i", (0,), omit_member=True, serial=1))
+        s.sendall(method_call("Ping", "i", (0,), serial=2))
+        try:
+            kind, name = read_message(s)
+            print("error %s" % name if kind == 3 else "return" if kind == 2 else "type %d" % kind)
+        except ConnectionError:
+            print("closed")
+        except socket.timeout:
+            print("no answer")
+    elif mode == "many":
+        n = int(arg)
+        good = sum(ping(path) == "return" for _ in range(n))
+        socks = [connect(path) for _ in range(n)]
+        for k, s in enumerate(socks):
+            if k % 2:
+                s.sendall(b"\0AUTH EXTERNAL 30\r\n")
+        for s in socks:
+            s.close()
+        print("%d ok" % good)
+    else:
+        print("unknown mode " + mode)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
