@@ -122,7 +122,7 @@ daemon_start() {
 	local i
 	(
 		_enter "$BASHPID" "" || exit 99
-		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$SOCK" --log-level debug
+		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$SOCK" --log-level "${DAEMON_LOG_LEVEL:-debug}"
 	) >"$WORK/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	SB_PIDS+=("$DAEMON_PID")

@@ -41,8 +41,15 @@ host_pid() {
 	local name=$1 depth ns
 	depth=$(($(echo "$name" | tr -cd / | wc -c)))
 	ns=$(cat "$WORK/$name.pid")
-	awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2; exit }' \
-		/proc/[0-9]*/status 2>/dev/null
+	local i pid
+	for i in $(seq 50); do
+		pid=$(awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2; exit }' \
+			/proc/[0-9]*/status 2>/dev/null)
+		[ -n "$pid" ] && { echo "$pid"; return 0; }
+		sleep 0.05
+	done
+	echo "no init of container $name (pid $ns inside) among: $(grep -h NSpid /proc/[0-9]*/status 2>/dev/null | awk 'NF > 2' | tr '\n' ' ')" >&2
+	return 1
 }
 
 # in_container NAME CMD...: CMD as root of container NAME, in its namespaces and its root cgroup.
