@@ -60,7 +60,7 @@ sandbox_create() {
 # Kills what is left in the sandbox (all of it ours), then removes it bottom-up.
 sandbox_destroy() {
 	local e d p i
-	for p in "${SB_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${SB_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		local busy=
 		for e in "${SB_DIRS[@]}"; do
@@ -194,7 +194,7 @@ spawn_sleeper() {
 # end_pids PID...: kills processes we started and waits (briefly) until they are gone.
 end_pids() {
 	local p i
-	for p in "$@"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "$@"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "$@"; do
 		for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.02; done
 	done
@@ -243,15 +243,6 @@ gdbus_as() {
 	shift 3
 	[[ $m == *.* ]] || m=$CGM_IFACE0.$m
 	run_as "$uid" "$rel" gdbus call --address "unix:path=$SOCK" --dest $CGM_DEST -o $CGM_PATH -m "$m" "$@"
-}
-
-# A python3 that has the dbus module (Debian's python3-dbus), for the clients that pass fds.
-py_dbus() {
-	local p
-	for p in python3 /usr/bin/python3; do
-		command -v "$p" >/dev/null && "$p" -c 'import dbus' 2>/dev/null && { command -v "$p"; return 0; }
-	done
-	fail "no python3 with the dbus module (install python3-dbus)"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

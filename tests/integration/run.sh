@@ -19,13 +19,20 @@ daemon_start || { echo "0 passed, 1 failed"; exit 1; }
 passed=0 failed=0
 for t in $(declare -F | awk '{print $3}' | grep '^test_' | sort); do
 	[ -n "$pattern" ] && ! [[ $t == *$pattern* ]] && continue
-	out=$( ( set -e; "$t" ) 2>&1 )
+	: >"$WORK/err.trace"
+	# The ERR trap records where a test stopped, for failures that print nothing themselves.
+	out=$( (
+		set -eE
+		trap 'echo "${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (status $?)" >>"$WORK/err.trace"' ERR
+		"$t"
+	) 2>&1 )
 	rc=$?
 	if [ $rc = 0 ] && daemon_alive; then
 		passed=$((passed + 1)); echo "PASS $LANE: ${t#test_}"
 	else
 		failed=$((failed + 1)); echo "FAIL $LANE: ${t#test_}"
 		echo "$out" | sed 's/^/    /'
+		[ -s "$WORK/err.trace" ] && tail -3 "$WORK/err.trace" | sed 's/^/    stopped at /'
 		if ! daemon_alive; then
 			echo "    the daemon died; its log:"; tail -20 "$WORK/daemon.log" | sed 's/^/    /'
 			daemon_start || break

@@ -1,6 +1,7 @@
 # The same daemon driven by the D-Bus clients people already have: dbus-send,
-# busctl and gdbus on the peer-to-peer socket, python3-dbus for the Scm
-# calls (which pass an fd), and a C program linked against libcgmanager.
+# busctl and gdbus on the peer-to-peer socket, a small C Scm client
+# (tests/helpers/scm_client.c, which passes the fd and the credentials), and
+# a C program linked against libcgmanager.
 # Every cgroup these tests make is named cli_* beneath the sandbox.
 
 CLI_METHODS="Ping GetPidCgroup GetPidCgroupAbs Create Chown Chmod MovePid MovePidAbs GetValue SetValue Remove GetTasks
@@ -22,7 +23,7 @@ cli_expect_output() {
 bctl() { BUSCTL_UID=0 BUSCTL_REL= busctl_call "$@"; }
 ds() { dbus_send_as 0 "" "$@"; }
 gd() { gdbus_as 0 "" "$@"; }
-scm() { run_as "${SCM_UID:-0}" "${SCM_REL:-}" "$(py_dbus)" "$(dirname "${BASH_SOURCE[0]}")/scm_call.py" "$SOCK" "$@"; }
+scm() { run_as "${SCM_UID:-0}" "${SCM_REL:-}" "$BUILD/tests/scm-client" "$SOCK" "$@"; }
 
 test_client_dbus_send_every_method() {
 	local d pid
@@ -239,7 +240,6 @@ test_client_error_names_visible() {
 test_client_scm_every_method() {
 	local d pid out
 	d=$(sb_path memory)
-	py_dbus >/dev/null
 	expect_eq "$(scm CreateScm memory cli_scm/a)" 1 "CreateScm of a new cgroup"
 	expect_eq "$(scm CreateScm memory cli_scm/a)" 2 "CreateScm of an existing cgroup"
 	expect_exists "$d/cli_scm/a"
@@ -284,7 +284,6 @@ test_client_scm_every_method() {
 
 test_client_scm_failures_and_bad_fds() {
 	local out
-	py_dbus >/dev/null
 	# A refusal: the 0.42 failure answer, then the reason.
 	expect_eq "$(scm GetValueScm memory cli_scm_missing memory.limit_in_bytes)" \
 		"$(printf '<failed>\nerror org.freedesktop.DBus.Error.FileNotFound: memory:/cli_scm_missing does not exist')" \

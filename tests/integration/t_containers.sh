@@ -69,7 +69,7 @@ containers_cleanup() {
 			d=$(sb_path "$h")/c1
 			[ -d "$d" ] || continue
 			for p in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do
-				kill -KILL "$p" 2>/dev/null
+				kill -KILL "$p" 2>/dev/null || true  # it may have exited since
 				busy=1
 			done
 		done
