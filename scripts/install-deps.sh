@@ -3,7 +3,7 @@
 # Skips apt when everything is present already.
 set -eu
 packages=(
-	gcc clang meson ninja-build pkg-config libsystemd-dev   # build
+	gcc clang meson ninja-build pkg-config libsystemd-dev libbpf-dev   # build
 	libclang-rt-dev                                         # ASan/UBSan runtimes for clang
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
 	python3 socat                                           # tests: raw-socket clients

@@ -150,3 +150,32 @@ int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e)
 		return err_set(e, ERR_FAILED, "cannot parse /proc/%d/status", (int)pid);
 	return 0;
 }
+
+int proc_status_parse_nspid(const char *text, pid_t *out, int max)
+{
+	const char *p = strstr(text, "\nNSpid:");
+	int n = 0;
+	if (!p)
+		return -EINVAL;
+	p += 7;
+	while (n < max) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+		p = end;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+int proc_nspid_read(pid_t pid, pid_t *out, int max)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	r = read_small_file_at(AT_FDCWD, path, &text);
+	return r < 0 ? r : proc_status_parse_nspid(text, out, max);
+}

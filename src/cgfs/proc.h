@@ -33,5 +33,13 @@ struct proc_ids {
 int proc_status_parse_ids(const char *text, struct proc_ids *out);
 int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e);
 
+/*
+ * The NSpid: line of /proc/PID/status: the task's pid in each pid namespace
+ * from the reader's down to its own. Returns the count, or -errno.
+ */
+#define PROC_NSPID_MAX 33 /* the kernel nests pid namespaces 32 deep */
+int proc_status_parse_nspid(const char *text, pid_t *out, int max);
+int proc_nspid_read(pid_t pid, pid_t *out, int max);
+
 /* Reads a whole small file into a NUL-terminated heap buffer. */
 int read_small_file_at(int dirfd, const char *path, char **out);

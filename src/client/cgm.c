@@ -1,4 +1,7 @@
-/* cgm: the command line of cgmanager, with the verbs and argument order of cgmanager 0.42. */
+/*
+ * cgm: the command line of cgmanager, with the verbs and argument order of
+ * cgmanager 0.42; the verbs of the key API (cgmanager1) are in cgm_keys.c.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -6,17 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmanager.h"
+#include "cgm.h"
 
-struct verb {
-	const char *name;
-	int min_args, max_args;
-	const char *args;
-	const char *help;
-	int (*run)(cgm_client *c, char **argv, int argc, cgm_error *err);
-};
+bool opt_json;
 
-static int parse_int(const char *s, const char *what, long min, long max, long *out)
+int parse_int(const char *s, const char *what, long min, long max, long *out)
 {
 	char *end;
 	errno = 0;
@@ -241,48 +238,61 @@ static int v_listkeys(cgm_client *c, char **a, int n, cgm_error *err)
 }
 
 static const struct verb verbs[] = {
-	{"ping", 0, 0, "", "Check that the daemon answers.", v_ping},
-	{"apiversion", 0, 0, "", "Print the daemon's api_version.", v_apiversion},
+	{"ping", 0, 0, "", "Check that the daemon answers.", v_ping, NULL},
+	{"apiversion", 0, 0, "", "Print the daemon's api_version.", v_apiversion, NULL},
 	{"create", 2, 2, "CONTROLLER CGROUP", "Create CGROUP (and missing parents); prints 'Path existed' if it was there.",
-	 v_create},
+	 v_create, NULL},
 	{"chown", 4, 4, "CONTROLLER CGROUP UID GID",
-	 "Hand CGROUP over to UID:GID (the directory and its task files, not its limits).", v_chown},
-	{"chmod", 3, 3, "CONTROLLER CGROUP MODE", "Set the octal MODE of the CGROUP directory.", v_chmod},
-	{"chmodfile", 4, 4, "CONTROLLER CGROUP FILE MODE", "Set the octal MODE of FILE in CGROUP.", v_chmodfile},
+	 "Hand CGROUP over to UID:GID (the directory and its task files, not its limits).", v_chown, NULL},
+	{"chmod", 3, 3, "CONTROLLER CGROUP MODE", "Set the octal MODE of the CGROUP directory.", v_chmod, NULL},
+	{"chmodfile", 4, 4, "CONTROLLER CGROUP FILE MODE", "Set the octal MODE of FILE in CGROUP.", v_chmodfile,
+	 NULL},
 	{"remove", 2, 3, "CONTROLLER CGROUP [0|1]",
-	 "Remove CGROUP, recursively unless 0 is given; prints 'Path did not exist' if it was not there.", v_remove},
+	 "Remove CGROUP, recursively unless 0 is given; prints 'Path did not exist' if it was not there.", v_remove,
+	 NULL},
 	{"getpidcgroup", 2, 2, "CONTROLLER PID", "Print PID's cgroup relative to yours ('/' for your own).",
-	 v_getpidcgroup},
+	 v_getpidcgroup, NULL},
 	{"getpidcgroupabs", 2, 2, "CONTROLLER PID", "Print PID's cgroup relative to the daemon's root.",
-	 v_getpidcgroupabs},
-	{"movepid", 3, 3, "CONTROLLER CGROUP PID", "Move PID (one of your own tasks) into CGROUP.", v_movepid},
+	 v_getpidcgroupabs, NULL},
+	{"movepid", 3, 3, "CONTROLLER CGROUP PID", "Move PID (one of your own tasks) into CGROUP.", v_movepid, NULL},
 	{"movepidabs", 3, 3, "CONTROLLER CGROUP PID", "Root only: move PID into CGROUP named from the daemon's root.",
-	 v_movepidabs},
-	{"getvalue", 3, 3, "CONTROLLER CGROUP KEY", "Print the value of cgroupfs file KEY.", v_getvalue},
-	{"setvalue", 4, 4, "CONTROLLER CGROUP KEY VALUE", "Write VALUE to cgroupfs file KEY.", v_setvalue},
-	{"gettasks", 1, 2, "CONTROLLER [CGROUP]", "Print the pids in CGROUP, one per line.", v_gettasks},
+	 v_movepidabs, NULL},
+	{"getvalue", 3, 3, "CONTROLLER CGROUP KEY", "Print the value of cgroupfs file KEY.", v_getvalue, NULL},
+	{"setvalue", 4, 4, "CONTROLLER CGROUP KEY VALUE", "Write VALUE to cgroupfs file KEY.", v_setvalue, NULL},
+	{"gettasks", 1, 2, "CONTROLLER [CGROUP]", "Print the pids in CGROUP, one per line.", v_gettasks, NULL},
 	{"gettasksrecursive", 1, 2, "CONTROLLER [CGROUP]", "Print the pids in CGROUP and beneath it.",
-	 v_gettasksrecursive},
-	{"listchildren", 1, 2, "CONTROLLER [CGROUP]", "Print the child cgroups of CGROUP.", v_listchildren},
-	{"removeonempty", 2, 2, "CONTROLLER CGROUP", "Remove CGROUP once its last task has left.", v_removeonempty},
+	 v_gettasksrecursive, NULL},
+	{"listchildren", 1, 2, "CONTROLLER [CGROUP]", "Print the child cgroups of CGROUP.", v_listchildren, NULL},
+	{"removeonempty", 2, 2, "CONTROLLER CGROUP", "Remove CGROUP once its last task has left.", v_removeonempty,
+	 NULL},
 	{"prune", 1, 2, "CONTROLLER [CGROUP]",
-	 "Remove the empty cgroups of CGROUP's subtree; mark the others remove-on-empty.", v_prune},
-	{"listcontrollers", 0, 0, "", "Print the hierarchies the daemon serves.", v_listcontrollers},
+	 "Remove the empty cgroups of CGROUP's subtree; mark the others remove-on-empty.", v_prune, NULL},
+	{"listcontrollers", 0, 0, "", "Print the hierarchies the daemon serves.", v_listcontrollers, NULL},
 	{"listkeys", 1, 2, "CONTROLLER [CGROUP]", "Print the files of CGROUP as 'name uid gid mode' (mode in octal).",
-	 v_listkeys},
+	 v_listkeys, NULL},
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: cgm [--socket PATH] VERB ARGS...\n"
+	fprintf(f, "Usage: cgm [--socket PATH] [--json] VERB ARGS...\n"
 	           "       cgm help [VERB]\n\n"
 	           "CONTROLLER is one controller, systemd, unified, a comma-separated list or 'all';\n"
 	           "CGROUP is relative to your own cgroup ('' names it).\n"
 	           "The socket is PATH, else $" CGM_ENV_SOCKET ", else the daemon's default.\n\nVerbs:\n");
 	for (size_t i = 0; i < NVERBS; i++)
 		fprintf(f, "  %-18s %s\n", verbs[i].name, verbs[i].args);
+	fprintf(f, "\nKey API verbs (cgmanager1): NAME is a cgroup relative to yours, the same in every\n"
+	           "hierarchy ('' names yours); KEY is one of 'cgm keys' (memory.limit, pids.limit, ...).\n"
+	           "--json makes get, ls, tasks, keys and controllers print JSON.\n\n");
+	for (size_t i = 0; i < n_key_verbs; i++)
+		fprintf(f, "  %-18s %s\n", key_verbs[i].name, key_verbs[i].args);
+}
+
+void verb_usage(const struct verb *v)
+{
+	fprintf(stderr, "Usage: cgm %s %s\n", v->name, v->args);
 }
 
 static const struct verb *find_verb(const char *name)
@@ -290,6 +300,9 @@ static const struct verb *find_verb(const char *name)
 	for (size_t i = 0; i < NVERBS; i++)
 		if (strcmp(verbs[i].name, name) == 0)
 			return &verbs[i];
+	for (size_t i = 0; i < n_key_verbs; i++)
+		if (strcmp(key_verbs[i].name, name) == 0)
+			return &key_verbs[i];
 	return NULL;
 }
 
@@ -321,6 +334,8 @@ int main(int argc, char **argv)
 			socket_path = argv[++i];
 		else if (strncmp(argv[i], "--socket=", 9) == 0)
 			socket_path = argv[i] + 9;
+		else if (strcmp(argv[i], "--json") == 0)
+			opt_json = true;
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return help(0, NULL);
 		else {
@@ -341,9 +356,11 @@ int main(int argc, char **argv)
 	}
 	nargs = argc - i - 1;
 	if (nargs < v->min_args || nargs > v->max_args) {
-		fprintf(stderr, "Usage: cgm %s %s\n", v->name, v->args);
+		verb_usage(v);
 		return 1;
 	}
+	if (v->check && v->check(v, argv + i + 1, nargs) < 0)
+		return 1;
 	if ((r = cgm_connect(socket_path, &c, &err)) == 0)
 		r = v->run(c, argv + i + 1, nargs, &err);
 	if (r < 0 && err.message)

@@ -1,7 +1,8 @@
 /*
  * libcgmanager: the C client of the cgmanager daemon.
  *
- * One function per method of org.linuxcontainers.cgmanager0_0. Every
+ * One function per method of org.linuxcontainers.cgmanager0_0 (cgm_*) and of
+ * the key-based org.linuxcontainers.cgmanager1 (cgm1_*, below). Every
  * function returns 0 on success or a negative errno-style value on failure;
  * when the daemon refused, the error's D-Bus name and message are left in
  * *err (pass NULL to ignore them, free them with cgm_error_clear).
@@ -23,6 +24,15 @@ extern "C" {
 #endif
 
 #define CGM_ENV_SOCKET "CGMANAGER_SOCKET"
+
+/*
+ * cgproxy does not relay the key API: it answers its calls with this error,
+ * whose message ends with CGM1_UPSTREAM_MARK and the host daemon's socket
+ * path. libcgmanager then sends cgm1_* calls there itself; the daemon
+ * identifies the caller from the connection, across namespaces.
+ */
+#define CGM1_ERROR_UPSTREAM "org.linuxcontainers.cgmanager.Error.KeyApiUpstream"
+#define CGM1_UPSTREAM_MARK "the host daemon answers it at "
 
 typedef struct cgm_client cgm_client;
 
@@ -91,6 +101,80 @@ typedef struct {
 int cgm_list_keys(cgm_client *c, const char *controller, const char *cgroup, cgm_key **keys, size_t *n,
                   cgm_error *err);
 void cgm_keys_free(cgm_key *keys, size_t n);
+
+/*
+ * org.linuxcontainers.cgmanager1: cgroups named once for every hierarchy
+ * and set through abstract keys (memory.limit, cpus_allowed, pids.limit,
+ * freezer.state, ...; docs/keys.md, cgm1_list_keys) instead of cgroupfs files.
+ *
+ * name is a cgroup relative to the caller's own cgroup ("" names it), the
+ * same in every hierarchy it exists in. controllers are abstract controllers
+ * ("memory", "cpu", "pids", "io", "name=systemd", ...) as a NULL-terminated
+ * array; NULL or empty means every hierarchy. Returns and *err as above.
+ */
+
+/*
+ * One key and its value. Lists of them are an array and a count: given to
+ * the library they are only read (so string literals do), returned by it
+ * they are malloc'ed and freed with cgm1_values_free.
+ */
+typedef struct {
+	char *key;
+	char *value;
+} cgm1_value;
+void cgm1_values_free(cgm1_value *values, size_t n);
+/* The value of key in values, or NULL: the daemon answers a{ss} in no particular order. */
+const char *cgm1_values_find(const cgm1_value *values, size_t n, const char *key);
+
+typedef struct {
+	char *controller; /* "memory", "cpu", "pids", "name=systemd", ... */
+	char *version;    /* "v1" or "v2": the hierarchy behind it here */
+} cgm1_controller;
+int cgm1_list_controllers(cgm_client *c, cgm1_controller **controllers, size_t *n, cgm_error *err);
+void cgm1_controllers_free(cgm1_controller *controllers, size_t n);
+
+typedef struct {
+	char *key;     /* "memory.limit"; families end in ".<size>": "hugetlb_limit.<size>" */
+	char *access;  /* "r" or "rw" */
+	char *file;    /* the cgroupfs file behind it on this host, "" if none */
+	char *syntax;  /* the values accepted, and the canonical form answered */
+	char *meaning; /* a sentence */
+} cgm1_key;
+int cgm1_list_keys(cgm_client *c, cgm1_key **keys, size_t *n, cgm_error *err);
+void cgm1_keys_free(cgm1_key *keys, size_t n);
+
+/*
+ * Creates name in each hierarchy of controllers and applies the n values;
+ * all or nothing. *created (may be NULL): 1 if this call created it in some
+ * hierarchy, 0 if it existed in all of them already.
+ */
+int cgm1_create(cgm_client *c, const char *name, const char *const *controllers, const cgm1_value *values,
+                size_t n, int *created, cgm_error *err);
+/* All n checked before any is written; a failed write undoes the earlier ones. */
+int cgm1_set_values(cgm_client *c, const char *name, const cgm1_value *values, size_t n, cgm_error *err);
+/* keys NULL-terminated; *values (*n of them) in canonical form, freed with cgm1_values_free. */
+int cgm1_get_values(cgm_client *c, const char *name, const char *const *keys, cgm1_value **values, size_t *n,
+                    cgm_error *err);
+
+/* Child cgroups in any hierarchy, each once, sorted; freed with cgm_strv_free. */
+int cgm1_list_children(cgm_client *c, const char *name, char ***children, cgm_error *err);
+/* *pids is malloc'ed: the caller's pid namespace's numbers, of name and, if recursive, its descendants. */
+int cgm1_list_tasks(cgm_client *c, const char *name, int recursive, pid_t **pids, size_t *n, cgm_error *err);
+
+/* uid and gid as the caller's user namespace numbers them. */
+int cgm1_chown(cgm_client *c, const char *name, uid_t uid, gid_t gid, cgm_error *err);
+/* Moves the process pidfd (pidfd_open(2)) refers to into name; the caller keeps pidfd open. */
+int cgm1_move(cgm_client *c, const char *name, int pidfd, cgm_error *err);
+/* The same by pid, for callers in the daemon's pid namespace. */
+int cgm1_move_pid(cgm_client *c, const char *name, pid_t pid, cgm_error *err);
+
+/* Without force only a tree without tasks; with force its tasks are killed first. */
+int cgm1_delete(cgm_client *c, const char *name, int force, cgm_error *err);
+/* Signals every task of the subtree, new forks included. */
+int cgm1_kill(cgm_client *c, const char *name, int sig, cgm_error *err);
+/* Return once the whole subtree is frozen, or thawed. */
+int cgm1_freeze(cgm_client *c, const char *name, cgm_error *err);
+int cgm1_thaw(cgm_client *c, const char *name, cgm_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,9 +10,11 @@
 
 #define PATH "/org/linuxcontainers/cgmanager"
 #define IFACE "org.linuxcontainers.cgmanager0_0"
+#define IFACE1 "org.linuxcontainers.cgmanager1"
 
 struct cgm_client {
 	sd_bus *bus;
+	sd_bus *key_bus; /* where a cgproxy sent the key API: the host daemon, which identifies us itself */
 };
 
 void cgm_error_clear(cgm_error *err)
@@ -53,22 +55,31 @@ const char *cgm_default_socket(void)
 	return known[1];
 }
 
+static int open_bus(const char *path, sd_bus **out)
+{
+	char address[4200];
+	int r;
+	snprintf(address, sizeof(address), "unix:path=%s", path);
+	if ((r = sd_bus_new(out)) < 0 || (r = sd_bus_set_address(*out, address)) < 0 ||
+	    (r = sd_bus_negotiate_fds(*out, 1)) < 0 || (r = sd_bus_start(*out)) < 0) {
+		*out = sd_bus_unref(*out);
+		return r;
+	}
+	return 0;
+}
+
 int cgm_connect(const char *socket_path, cgm_client **out, cgm_error *err)
 {
 	cgm_client *c = calloc(1, sizeof(*c));
-	char address[4200];
 	int r;
 
 	if (!c)
 		return set_error(err, NULL, NULL, -ENOMEM);
 	if (!socket_path)
 		socket_path = cgm_default_socket();
-	snprintf(address, sizeof(address), "unix:path=%s", socket_path);
-	if ((r = sd_bus_new(&c->bus)) < 0 || (r = sd_bus_set_address(c->bus, address)) < 0 ||
-	    (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 || (r = sd_bus_start(c->bus)) < 0) {
+	if ((r = open_bus(socket_path, &c->bus)) < 0) {
 		char msg[4300];
 		snprintf(msg, sizeof(msg), "cannot connect to cgmanager at %s: %s", socket_path, strerror(-r));
-		sd_bus_unref(c->bus);
 		free(c);
 		return set_error(err, "org.freedesktop.DBus.Error.NoServer", msg, r);
 	}
@@ -80,24 +91,59 @@ void cgm_disconnect(cgm_client *c)
 {
 	if (!c)
 		return;
+	sd_bus_flush_close_unref(c->key_bus);
 	sd_bus_flush_close_unref(c->bus);
 	free(c);
 }
 
-/* Calls member with the va-list arguments; *reply (if given) is the answer to read. */
-static int call(cgm_client *c, const char *member, sd_bus_message **reply, cgm_error *err, const char *types, ...)
+static sd_bus *bus_for(cgm_client *c, const char *iface)
+{
+	return c->key_bus && strcmp(iface, IFACE1) == 0 ? c->key_bus : c->bus;
+}
+
+
+/*
+ * A cgproxy answers the key API with CGM1_ERROR_UPSTREAM, naming the host
+ * daemon's socket: it cannot vouch for us there, but the daemon can see who
+ * we are from our own connection. Connects there and sends m again.
+ */
+static int follow_upstream(cgm_client *c, sd_bus_message *m, const sd_bus_error *e, sd_bus_error *e2,
+                           sd_bus_message **rep)
+{
+	const char *path = e->message ? strstr(e->message, CGM1_UPSTREAM_MARK) : NULL;
+	sd_bus_message *again = NULL;
+	int r;
+	if (!path || c->key_bus)
+		return -EPROTO;
+	if ((r = open_bus(path + strlen(CGM1_UPSTREAM_MARK), &c->key_bus)) < 0)
+		return r;
+	r = sd_bus_message_new_method_call(c->key_bus, &again, NULL, PATH, IFACE1, sd_bus_message_get_member(m));
+	if (r >= 0)
+		r = sd_bus_message_rewind(m, 1);
+	if (r >= 0)
+		r = sd_bus_message_copy(again, m, 1);
+	if (r >= 0)
+		r = sd_bus_call(c->key_bus, again, 0, e2, rep);
+	sd_bus_message_unref(again);
+	return r;
+}
+
+/* Sends m, built so far with status r, and unrefs it; *reply (if given) is the answer to read. */
+static int send_call(cgm_client *c, sd_bus_message *m, int r, sd_bus_message **reply, cgm_error *err)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *m = NULL, *rep = NULL;
-	va_list ap;
-	int r = sd_bus_message_new_method_call(c->bus, &m, NULL, PATH, IFACE, member);
-	if (r >= 0) {
-		va_start(ap, types);
-		r = sd_bus_message_appendv(m, types, ap);
-		va_end(ap);
-	}
+	sd_bus_message *rep = NULL;
 	if (r >= 0)
-		r = sd_bus_call(c->bus, m, 0, &e, &rep);
+		r = sd_bus_call(sd_bus_message_get_bus(m), m, 0, &e, &rep);
+	if (r < 0 && sd_bus_error_has_name(&e, CGM1_ERROR_UPSTREAM)) {
+		sd_bus_error e2 = SD_BUS_ERROR_NULL;
+		int r2 = follow_upstream(c, m, &e, &e2, &rep);
+		if (r2 >= 0 || sd_bus_error_is_set(&e2)) {
+			sd_bus_error_free(&e);
+			e = e2;
+			r = r2;
+		}
+	}
 	sd_bus_message_unref(m);
 	if (r < 0)
 		return from_bus_error(err, &e, r);
@@ -106,6 +152,36 @@ static int call(cgm_client *c, const char *member, sd_bus_message **reply, cgm_e
 	else
 		sd_bus_message_unref(rep);
 	return 0;
+}
+
+static int callv(cgm_client *c, const char *iface, const char *member, sd_bus_message **reply, cgm_error *err,
+                 const char *types, va_list ap)
+{
+	sd_bus_message *m = NULL;
+	int r = sd_bus_message_new_method_call(bus_for(c, iface), &m, NULL, PATH, iface, member);
+	if (r >= 0)
+		r = sd_bus_message_appendv(m, types, ap);
+	return send_call(c, m, r, reply, err);
+}
+
+/* Calls member of cgmanager0_0 with the va-list arguments; *reply (if given) is the answer to read. */
+static int call(cgm_client *c, const char *member, sd_bus_message **reply, cgm_error *err, const char *types, ...)
+{
+	va_list ap;
+	va_start(ap, types);
+	int r = callv(c, IFACE, member, reply, err, types, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The same for cgmanager1. */
+static int call1(cgm_client *c, const char *member, sd_bus_message **reply, cgm_error *err, const char *types, ...)
+{
+	va_list ap;
+	va_start(ap, types);
+	int r = callv(c, IFACE1, member, reply, err, types, ap);
+	va_end(ap);
+	return r;
 }
 
 static int read_reply(sd_bus_message *rep, cgm_error *err, int r)
@@ -339,4 +415,292 @@ int cgm_list_keys(cgm_client *c, const char *controller, const char *cgroup, cgm
 		*n = 0;
 	}
 	return read_reply(rep, err, r);
+}
+
+
+/* org.linuxcontainers.cgmanager1 */
+
+void cgm1_values_free(cgm1_value *values, size_t n)
+{
+	for (size_t i = 0; values && i < n; i++) {
+		free(values[i].key);
+		free(values[i].value);
+	}
+	free(values);
+}
+
+const char *cgm1_values_find(const cgm1_value *values, size_t n, const char *key)
+{
+	for (size_t i = 0; values && i < n; i++)
+		if (values[i].key && strcmp(values[i].key, key) == 0)
+			return values[i].value;
+	return NULL;
+}
+
+void cgm1_controllers_free(cgm1_controller *controllers, size_t n)
+{
+	for (size_t i = 0; controllers && i < n; i++) {
+		free(controllers[i].controller);
+		free(controllers[i].version);
+	}
+	free(controllers);
+}
+
+void cgm1_keys_free(cgm1_key *keys, size_t n)
+{
+	for (size_t i = 0; keys && i < n; i++) {
+		free(keys[i].key);
+		free(keys[i].access);
+		free(keys[i].file);
+		free(keys[i].syntax);
+		free(keys[i].meaning);
+	}
+	free(keys);
+}
+
+static void flat_free(char **flat, size_t n)
+{
+	for (size_t i = 0; flat && i < n; i++)
+		free(flat[i]);
+	free(flat);
+}
+
+/*
+ * Reads an array of k-string structs (kind 'r') or dict entries (kind 'e'),
+ * contents "ss..." (k of them), into *flat: *n elements of k strings each.
+ */
+static int read_tuples(sd_bus_message *rep, char kind, const char *contents, size_t k, char ***flat, size_t *n)
+{
+	char sig[16];
+	size_t cap = 0, used = 0;
+	int r;
+
+	*flat = NULL;
+	*n = 0;
+	snprintf(sig, sizeof(sig), "%c%s%c", kind == 'e' ? '{' : '(', contents, kind == 'e' ? '}' : ')');
+	r = sd_bus_message_enter_container(rep, 'a', sig);
+	while (r > 0) {
+		r = sd_bus_message_enter_container(rep, kind, contents);
+		if (r <= 0)
+			break;
+		if (used + k > cap) {
+			cap = cap ? cap * 2 : 16 * k;
+			char **nf = realloc(*flat, cap * sizeof(char *));
+			if (!nf) {
+				r = -ENOMEM;
+				break;
+			}
+			*flat = nf;
+		}
+		for (size_t i = 0; i < k && r >= 0; i++) {
+			const char *s;
+			r = sd_bus_message_read_basic(rep, 's', &s);
+			if (r == 0)
+				r = -EBADMSG;
+			if (r > 0 && !((*flat)[used] = strdup(s)))
+				r = -ENOMEM;
+			if (r > 0)
+				used++;
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(rep);
+		if (r >= 0)
+			r = 1;
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(rep);
+	if (r < 0) {
+		flat_free(*flat, used);
+		*flat = NULL;
+		return r;
+	}
+	*n = used / k;
+	return 0;
+}
+
+static int values_reply(sd_bus_message *rep, cgm1_value **values, size_t *n, cgm_error *err, int r)
+{
+	char **flat = NULL;
+	size_t nf = 0;
+	if (r < 0)
+		return r;
+	*values = NULL;
+	*n = 0;
+	r = read_tuples(rep, 'e', "ss", 2, &flat, &nf);
+	if (r >= 0 && !(*values = calloc(nf ? nf : 1, sizeof(**values)))) {
+		flat_free(flat, nf * 2);
+		r = -ENOMEM;
+	}
+	if (r >= 0) {
+		for (size_t i = 0; i < nf; i++)
+			(*values)[i] = (cgm1_value){flat[2 * i], flat[2 * i + 1]};
+		*n = nf;
+		free(flat);
+	}
+	return read_reply(rep, err, r);
+}
+
+static int append_strv(sd_bus_message *m, const char *const *v)
+{
+	int r = sd_bus_message_open_container(m, 'a', "s");
+	for (; r >= 0 && v && *v; v++)
+		r = sd_bus_message_append_basic(m, 's', *v);
+	return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+static int append_values(sd_bus_message *m, const cgm1_value *values, size_t n)
+{
+	int r = sd_bus_message_open_container(m, 'a', "{ss}");
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sd_bus_message_append(m, "{ss}", values[i].key ? values[i].key : "",
+		                          values[i].value ? values[i].value : "");
+	return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+int cgm1_list_controllers(cgm_client *c, cgm1_controller **controllers, size_t *n, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	char **flat = NULL;
+	size_t nf = 0;
+	int r = call1(c, "ListControllers", &rep, err, "");
+	if (r < 0)
+		return r;
+	*controllers = NULL;
+	*n = 0;
+	r = read_tuples(rep, 'r', "ss", 2, &flat, &nf);
+	if (r >= 0 && !(*controllers = calloc(nf ? nf : 1, sizeof(**controllers)))) {
+		flat_free(flat, nf * 2);
+		r = -ENOMEM;
+	}
+	if (r >= 0) {
+		for (size_t i = 0; i < nf; i++)
+			(*controllers)[i] = (cgm1_controller){flat[2 * i], flat[2 * i + 1]};
+		*n = nf;
+		free(flat);
+	}
+	return read_reply(rep, err, r);
+}
+
+int cgm1_list_keys(cgm_client *c, cgm1_key **keys, size_t *n, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	char **flat = NULL;
+	size_t nf = 0;
+	int r = call1(c, "ListKeys", &rep, err, "");
+	if (r < 0)
+		return r;
+	*keys = NULL;
+	*n = 0;
+	r = read_tuples(rep, 'r', "sssss", 5, &flat, &nf);
+	if (r >= 0 && !(*keys = calloc(nf ? nf : 1, sizeof(**keys)))) {
+		flat_free(flat, nf * 5);
+		r = -ENOMEM;
+	}
+	if (r >= 0) {
+		for (size_t i = 0; i < nf; i++) {
+			char **f = flat + 5 * i;
+			(*keys)[i] = (cgm1_key){f[0], f[1], f[2], f[3], f[4]};
+		}
+		*n = nf;
+		free(flat);
+	}
+	return read_reply(rep, err, r);
+}
+
+int cgm1_create(cgm_client *c, const char *name, const char *const *controllers, const cgm1_value *values,
+                size_t n, int *created, cgm_error *err)
+{
+	sd_bus_message *m = NULL, *rep = NULL;
+	int v = 0;
+	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "Create");
+	if (r >= 0)
+		r = sd_bus_message_append_basic(m, 's', name);
+	if (r >= 0)
+		r = append_strv(m, controllers);
+	if (r >= 0)
+		r = append_values(m, values, n);
+	if ((r = send_call(c, m, r, &rep, err)) < 0)
+		return r;
+	r = sd_bus_message_read_basic(rep, 'b', &v);
+	if (r == 0)
+		r = -EBADMSG;
+	if (r > 0 && created)
+		*created = v != 0;
+	return read_reply(rep, err, r);
+}
+
+int cgm1_set_values(cgm_client *c, const char *name, const cgm1_value *values, size_t n, cgm_error *err)
+{
+	sd_bus_message *m = NULL;
+	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "SetValues");
+	if (r >= 0)
+		r = sd_bus_message_append_basic(m, 's', name);
+	if (r >= 0)
+		r = append_values(m, values, n);
+	return send_call(c, m, r, NULL, err);
+}
+
+int cgm1_get_values(cgm_client *c, const char *name, const char *const *keys, cgm1_value **values, size_t *n,
+                    cgm_error *err)
+{
+	sd_bus_message *m = NULL, *rep = NULL;
+	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "GetValues");
+	if (r >= 0)
+		r = sd_bus_message_append_basic(m, 's', name);
+	if (r >= 0)
+		r = append_strv(m, keys);
+	r = send_call(c, m, r, &rep, err);
+	return values_reply(rep, values, n, err, r);
+}
+
+int cgm1_list_children(cgm_client *c, const char *name, char ***children, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	int r = call1(c, "ListChildren", &rep, err, "s", name);
+	return strv_reply(rep, children, err, r);
+}
+
+int cgm1_list_tasks(cgm_client *c, const char *name, int recursive, pid_t **pids, size_t *n, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	int r = call1(c, "ListTasks", &rep, err, "sb", name, recursive != 0);
+	return pids_reply(rep, pids, n, err, r);
+}
+
+int cgm1_chown(cgm_client *c, const char *name, uid_t uid, gid_t gid, cgm_error *err)
+{
+	return call1(c, "Chown", NULL, err, "suu", name, (uint32_t)uid, (uint32_t)gid);
+}
+
+int cgm1_move(cgm_client *c, const char *name, int pidfd, cgm_error *err)
+{
+	if (!sd_bus_can_send(bus_for(c, IFACE1), 'h'))
+		return set_error(err, "org.freedesktop.DBus.Error.NotSupported",
+		                 "the connection to cgmanager cannot pass file descriptors", -EOPNOTSUPP);
+	return call1(c, "Move", NULL, err, "sh", name, pidfd);
+}
+
+int cgm1_move_pid(cgm_client *c, const char *name, pid_t pid, cgm_error *err)
+{
+	return call1(c, "MovePid", NULL, err, "si", name, (int32_t)pid);
+}
+
+int cgm1_delete(cgm_client *c, const char *name, int force, cgm_error *err)
+{
+	return call1(c, "Delete", NULL, err, "sb", name, force != 0);
+}
+
+int cgm1_kill(cgm_client *c, const char *name, int sig, cgm_error *err)
+{
+	return call1(c, "Kill", NULL, err, "si", name, (int32_t)sig);
+}
+
+int cgm1_freeze(cgm_client *c, const char *name, cgm_error *err)
+{
+	return call1(c, "Freeze", NULL, err, "s", name);
+}
+
+int cgm1_thaw(cgm_client *c, const char *name, cgm_error *err)
+{
+	return call1(c, "Thaw", NULL, err, "s", name);
 }

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
 #include "ops/ops.h"
+#include "ops/quota.h"
 #include "util/log.h"
 
 #ifndef CGMANAGER_VERSION
@@ -28,8 +30,25 @@ static void usage(FILE *f)
 	        "                        where /sys/fs/cgroup is a tmpfs, else /run/cgmanager/sock)\n"
 	        "  -l, --log-level LVL   error, warn, info (default) or debug\n"
 	        "      --syslog          also log to syslog (facility daemon)\n"
+	        "      --max-cgroups-per-uid N\n"
+	        "                        cgroups a uid other than host root may own in one\n"
+	        "                        hierarchy (default %u; 0: no limit)\n"
+	        "      --max-depth N     how deep such a uid may nest cgroups below the first\n"
+	        "                        ancestor it does not own (default %u; 0: no limit)\n"
 	        "  -h, --help            show this help\n"
-	        "  -V, --version         show the version\n");
+	        "  -V, --version         show the version\n",
+	        QUOTA_DEFAULT_CGROUPS, QUOTA_DEFAULT_DEPTH);
+}
+
+static int parse_count(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > 1000000)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -37,11 +56,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'}, {"log-level", required_argument, NULL, 'l'},
 		{"syslog", no_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},      {0},
+		{"version", no_argument, NULL, 'V'},      {"max-cgroups-per-uid", required_argument, NULL, 'C'},
+		{"max-depth", required_argument, NULL, 'D'}, {0},
 	};
 	const char *socket_path = NULL;
 	int level = LOG_LVL_INFO, c, rc = 1;
 	bool use_syslog = false;
+	unsigned max_cgroups = QUOTA_DEFAULT_CGROUPS, max_depth = QUOTA_DEFAULT_DEPTH;
 	struct ops o;
 	struct err e = {0};
 	struct server *srv = NULL;
@@ -62,6 +83,14 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			use_syslog = true;
+			break;
+		case 'C':
+		case 'D':
+			if (parse_count(optarg, c == 'C' ? &max_cgroups : &max_depth) < 0) {
+				fprintf(stderr, "cgmanager: --%s takes a number, not '%s'\n",
+				        c == 'C' ? "max-cgroups-per-uid" : "max-depth", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -90,13 +119,17 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		return 1;
 	}
+	if (!(o.quotas = quotas_new(max_cgroups, max_depth))) {
+		log_error("out of memory");
+		goto out_ops;
+	}
 	lfd = listen_socket_open(socket_path, &sock_ino, &e);
 	if (lfd < 0) {
 		log_error("%s", e.msg);
 		goto out_ops;
 	}
 	self_cgroup_step_aside(&o.hs);
-	srv = server_new(&o, iface0_vtable, NULL, lfd, &e);
+	srv = server_new(&o, iface0_vtable, iface1_vtable, NULL, lfd, &e);
 	if (!srv) {
 		log_error("%s", e.msg);
 		goto out_sock;

@@ -23,10 +23,12 @@ struct conn {
 
 #define CGMANAGER_OBJECT_PATH "/org/linuxcontainers/cgmanager"
 #define CGMANAGER_IFACE0 "org.linuxcontainers.cgmanager0_0"
+#define CGMANAGER_IFACE1 "org.linuxcontainers.cgmanager1"
 #define CGMANAGER_API_VERSION 10
 
 /* The interfaces a connection serves; userdata is the struct conn. */
 extern const sd_bus_vtable iface0_vtable[];
+extern const sd_bus_vtable iface1_vtable[];
 extern const sd_bus_vtable bus_driver_vtable[];
 struct ops *conn_ops(const struct conn *c);
 

@@ -30,7 +30,7 @@ struct server {
 	unsigned nconns, serial;
 	sd_id128_t id;
 	struct scm_registry scm;
-	const sd_bus_vtable *iface0;
+	const sd_bus_vtable *iface0, *iface1;
 	void *app;
 };
 
@@ -144,6 +144,8 @@ static int conn_new(struct server *s, int fd)
 	    (r = sd_bus_set_trusted(c->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 ||
 	    (r = sd_bus_add_filter(c->bus, NULL, on_any_message, c)) < 0 ||
 	    (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, s->iface0, c)) < 0 ||
+	    (s->iface1 &&
+	     (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE1, s->iface1, c)) < 0) ||
 	    (r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
 	                                  bus_driver_vtable, c)) < 0 ||
 	    (r = sd_bus_start(c->bus)) < 0)
@@ -250,7 +252,8 @@ static void expire(struct server *s)
 	}
 }
 
-struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, void *app, int listen_fd, struct err *e)
+struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_bus_vtable *iface1, void *app,
+                          int listen_fd, struct err *e)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t mask;
@@ -262,6 +265,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, void *app,
 	}
 	s->ops = o;
 	s->iface0 = iface0;
+	s->iface1 = iface1;
 	s->app = app;
 	s->listen_fd = listen_fd;
 	s->signal_fd = -1;

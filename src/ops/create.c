@@ -2,12 +2,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgfs/proc.h"
 #include "ops/each.h"
+#include "ops/quota.h"
 #include "ops/release.h"
 #include "util/cleanup.h"
 
@@ -43,8 +45,8 @@ static int init_cpuset(const struct hierarchy *h, int parentfd, int fd)
 }
 
 /* Makes one component; returns the new directory's fd or -1 with e set. */
-static int make_one(const struct requester *r, struct hierarchy *h, int parentfd, const char *parent_rel,
-                    const char *comp, struct err *e)
+static int make_one(struct ops *o, const struct requester *r, struct hierarchy *h, int parentfd,
+                    const char *parent_rel, const char *comp, struct err *e)
 {
 	struct stat st;
 	struct owner parent;
@@ -58,8 +60,11 @@ static int make_one(const struct requester *r, struct hierarchy *h, int parentfd
 	snprintf(what, sizeof(what), "%s:/%s", h->name, parent_rel);
 	if (!policy_may_create_in(&r->cred, &parent, what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
+	if (quota_check_create(o->quotas, r, h, parent_rel, e) < 0)
+		return -1;
 	if (mkdirat(parentfd, comp, 0755) < 0)
 		return err_errno(e, errno, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
+	quota_note_created(o->quotas, r, h);
 	fd = cgdir_open_beneath(parentfd, comp);
 	rr = fd < 0 ? fd : init_cpuset(h, parentfd, fd);
 	/* The creator owns what it made, as if it had run mkdir itself. */
@@ -146,7 +151,7 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 		p += len;
 		fd = cgdir_open_beneath(cur, comp);
 		if (fd == -ENOENT) {
-			fd = make_one(r, h, cur, rel, comp, e);
+			fd = make_one(o, r, h, cur, rel, comp, e);
 			if (fd < 0)
 				return fail_here(s, h);
 			if (!s->made_here) {
@@ -170,14 +175,41 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 	return 0;
 }
 
+int ops_create_recorded(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                        int *existed, struct create_state **rec, struct err *e)
+{
+	struct create_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(e, ERR_LIMIT, "out of memory");
+	s->name = cgroup;
+	if (for_each_hierarchy(o, r, controller, create_in, s, e) < 0) {
+		undo(s);
+		free(s);
+		return -1;
+	}
+	*existed = s->existed_any ? 1 : -1;
+	*rec = s;
+	return 0;
+}
+
+void create_record_undo(struct create_state *rec)
+{
+	if (rec)
+		undo(rec);
+	free(rec);
+}
+
+void create_record_free(struct create_state *rec)
+{
+	free(rec);
+}
+
 int ops_create(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
                struct err *e)
 {
-	struct create_state s = {.name = cgroup};
-	if (for_each_hierarchy(o, r, controller, create_in, &s, e) < 0) {
-		undo(&s);
+	struct create_state *rec;
+	if (ops_create_recorded(o, r, controller, cgroup, existed, &rec, e) < 0)
 		return -1;
-	}
-	*existed = s.existed_any ? 1 : -1;
+	create_record_free(rec);
 	return 0;
 }

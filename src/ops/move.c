@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,56 +117,103 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	return 0;
 }
 
-int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
-                 bool absolute, struct err *e)
+/* The task behind a pidfd the requester passed: its pid here comes from the kernel (fdinfo), never from the peer. */
+static int victim_open_pidfd(int pidfd, struct victim *v, struct err *e)
+{
+	char path[64];
+	_cleanup_free_ char *info = NULL;
+	const char *line;
+	int pid;
+
+	*v = (struct victim){.pidfd = -1};
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (read_small_file_at(AT_FDCWD, path, &info) < 0 || !(line = strstr(info, "\nPid:")) ||
+	    sscanf(line + 5, "%d", &pid) != 1)
+		return err_set(e, ERR_INVALID, "the fd passed is not a pidfd");
+	if (pid == -1)
+		return err_set(e, ERR_NOT_FOUND, "the process the pidfd refers to has exited");
+	if (pid == 0)
+		return err_set(e, ERR_ACCESS, "the process the pidfd refers to is not visible to the daemon");
+	v->pid = pid;
+	v->pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
+	if (v->pidfd < 0)
+		return err_errno(e, errno, "cannot keep the pidfd");
+	if (proc_ids_read(pid, &v->ids, e) < 0 || proc_cgroups_read(pid, &v->pc, e) < 0)
+		return -1;
+	if (!pidfd_alive(v->pidfd))
+		return err_set(e, ERR_NOT_FOUND, "pid %d exited", pid);
+	return 0;
+}
+
+static int move_victim(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                       struct victim *v, bool absolute, struct err *e)
 {
 	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
 	struct target t[o->hs.n ? o->hs.n : 1];
 	struct proc_cgroups pc = {0};
-	struct victim v = {.pidfd = -1};
 	int n, done = 0, rc = -1;
 	char pidstr[16];
 
-	if (absolute && !policy_is_host_root(&r->cred) && !(r->proxy && r->cred.ns_root))
-		return err_set(e, ERR_ACCESS, "MovePidAbs is for root (of the host, or of a container through its proxy); you "
-		               "are uid %u", (unsigned)r->cred.uid);
-	if (pid_args_refused(r, e) < 0)
-		return -1;
 	n = hierarchies_select(&o->hs, controller, sel, e);
 	if (n < 0)
 		return -1;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
-	if (victim_open(pid, &v, e) < 0)
-		goto out;
 	/* Every check first, so a refusal leaves the task where it was in every hierarchy. */
 	for (; done < n; done++) {
 		int rr = absolute ? target_resolve_abs(r, sel[done], cgroup, true, &t[done], e)
 		                  : target_resolve(o, r, &pc, sel[done], cgroup, true, &t[done], e);
-		if (rr < 0 || check_move(o, r, &v, &t[done], absolute, e) < 0) {
+		if (rr < 0 || check_move(o, r, v, &t[done], absolute, e) < 0) {
 			done++;
 			goto out;
 		}
 	}
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
 	for (int i = 0; i < n; i++) {
 		int wr = cgdir_write(t[i].fd, "cgroup.procs", pidstr);
 		if (wr < 0) {
-			err_errno(e, -wr, "cannot move pid %d into %s", (int)pid, t[i].what);
+			err_errno(e, -wr, "cannot move pid %d into %s", (int)v->pid, t[i].what);
 			goto out;
 		}
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked. */
-	if (!pidfd_alive(v.pidfd)) {
-		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)pid);
+	if (!pidfd_alive(v->pidfd)) {
+		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}
 	rc = 0;
 out:
 	for (int i = 0; i < done; i++)
 		target_close(&t[i]);
-	victim_free(&v);
 	proc_cgroups_free(&pc);
+	return rc;
+}
+
+int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
+                 bool absolute, struct err *e)
+{
+	struct victim v = {.pidfd = -1};
+	int rc = -1;
+
+	if (absolute && !policy_is_host_root(&r->cred) && !(r->proxy && r->cred.ns_root))
+		return err_set(e, ERR_ACCESS, "MovePidAbs is for root (of the host, or of a container through its proxy); you "
+		               "are uid %u", (unsigned)r->cred.uid);
+	if (pid_args_refused(r, e) < 0)
+		return -1;
+	if (victim_open(pid, &v, e) == 0)
+		rc = move_victim(o, r, controller, cgroup, &v, absolute, e);
+	victim_free(&v);
+	return rc;
+}
+
+int ops_move_pidfd(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int pidfd,
+                   struct err *e)
+{
+	struct victim v = {.pidfd = -1};
+	int rc = -1;
+	if (victim_open_pidfd(pidfd, &v, e) == 0)
+		rc = move_victim(o, r, controller, cgroup, &v, false, e);
+	victim_free(&v);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cgfs/proc.h"
+#include "ops/quota.h"
 #include "ops/release.h"
 #include "util/cleanup.h"
 
@@ -48,6 +49,7 @@ int ops_init(struct ops *o, struct err *e)
 void ops_free(struct ops *o)
 {
 	release_watch_free(o->release);
+	quotas_free(o->quotas);
 	strv_free(&o->delegate_files);
 	hierarchies_free(&o->hs);
 }

@@ -14,6 +14,7 @@
 #include "util/strv.h"
 
 struct release_watch;
+struct quotas;
 
 struct ops {
 	struct hierarchies hs;
@@ -21,6 +22,7 @@ struct ops {
 	strv delegate_files;     /* /sys/kernel/cgroup/delegate, NULL-terminated */
 	bool have_delegate_list;
 	ino_t pidns, userns;     /* the daemon's own, to recognise host requesters */
+	struct quotas *quotas;   /* ops/quota.h */
 };
 
 /* Who is asking: the kernel's view of the peer, pinned by a pidfd. */
@@ -47,10 +49,23 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *con
 /* *existed: 1 when the cgroup was already there in every hierarchy, -1 when this call created it. */
 int ops_create(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
                struct err *e);
+/* The same, keeping a record of what it made so that the key API's Create can take it all back. */
+struct create_state;
+int ops_create_recorded(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                        int *existed, struct create_state **rec, struct err *e);
+/* Removes what the call recorded made, and frees rec; create_record_free keeps it. */
+void create_record_undo(struct create_state *rec);
+void create_record_free(struct create_state *rec);
 int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,
               gid_t gid, struct err *e);
+/* Chown with uid and gid as the daemon's user namespace numbers them, already translated. */
+int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                       uid_t uid, gid_t gid, struct err *e);
 int ops_chmod(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, const char *file,
               int mode, struct err *e);
+/* The same for the process pidfd refers to: no pid number, so no namespace question and no reuse race. */
+int ops_move_pidfd(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int pidfd,
+                   struct err *e);
 int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
                  bool absolute, struct err *e);
 int ops_get_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "ops/each.h"
+#include "ops/quota.h"
 
 struct chown_args {
 	const char *name;
@@ -28,6 +29,9 @@ static int chown_delegated(struct ops *o, const struct target *t, uid_t uid, gid
 		r = -errno;
 	if (r < 0)
 		return err_errno(e, -r, "cannot chown %s", t->what);
+	/* What the daemon's quotas allow, the kernel then enforces on direct mkdir by the new owner too. */
+	if (t->h->unified && uid != 0 && t->rel[0] && quota_limit_delegated(o->quotas, t->fd, e) < 0)
+		return err_prefix(e, t->what);
 	return 0;
 }
 
@@ -52,17 +56,23 @@ out:
 	return rc;
 }
 
+int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+                       uid_t uid, gid_t gid, struct err *e)
+{
+	struct chown_args a = {cgroup, uid, gid};
+	if (uid == (uid_t)-1 || gid == (gid_t)-1)
+		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
+	return for_each_hierarchy(o, r, controller, chown_in, &a, e) < 0 ? -1 : 0;
+}
+
 int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,
               gid_t gid, struct err *e)
 {
-	struct chown_args a = {cgroup, uid, gid};
 	if (!r->proxy && r->cred.in_userns)
 		return err_set(e, ERR_NOT_SUPPORTED,
 		               "uid and gid arguments from another user namespace cannot be trusted; use ChownScm (or "
 		               "cgproxy) so that the kernel translates them");
-	if (uid == (uid_t)-1 || gid == (gid_t)-1)
-		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
-	return for_each_hierarchy(o, r, controller, chown_in, &a, e) < 0 ? -1 : 0;
+	return ops_chown_host_ids(o, r, controller, cgroup, uid, gid, e);
 }
 
 struct chmod_args {

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		goto out;
 	}
-	srv = server_new(NULL, relay_vtable, &up, lfd, &e);
+	srv = server_new(NULL, relay_vtable, key_api_upstream_vtable, &up, lfd, &e);
 	if (!srv) {
 		log_error("%s", e.msg);
 		goto out_sock;

@@ -1,6 +1,7 @@
 /* What cgproxy serves: the cgmanager0_0 interface, every plain call relayed upstream as its Scm form. */
 #include "proxy/relay_vtable.h"
 
+#include "client/cgmanager.h"
 #include "dbus/conn.h"
 #include "dbus/server.h"
 #include "proxy/upstream.h"
@@ -78,5 +79,42 @@ const sd_bus_vtable relay_vtable[] = {
 	N("RemoveOnEmptyScm", "ssh"),
 	N("PruneScm", "ssh"),
 	N("ListKeysScm", "ssh"),
+	SD_BUS_VTABLE_END,
+};
+
+/*
+ * The key API is not relayed: its calls need no pid or id translated by a
+ * proxy (pids travel as pidfds, ids are translated by the daemon from the
+ * caller's own maps), so the daemon can serve a container's caller directly
+ * and know it better than a proxy could vouch for it.
+ */
+static int p_key_api_upstream(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	struct conn *c = u;
+	struct upstream *up = server_app(c->srv);
+	(void)ret;
+	return sd_bus_reply_method_errorf(m, CGM1_ERROR_UPSTREAM,
+	                                  "cgproxy does not relay the key API (%s); " CGM1_UPSTREAM_MARK "%s",
+	                                  sd_bus_message_get_member(m), up->path);
+}
+
+#define K(name, in, out) SD_BUS_METHOD(name, in, out, p_key_api_upstream, SD_BUS_VTABLE_UNPRIVILEGED)
+
+const sd_bus_vtable key_api_upstream_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	K("ListControllers", "", "a(ss)"),
+	K("ListKeys", "", "a(sssss)"),
+	K("Create", "sasa{ss}", "b"),
+	K("SetValues", "sa{ss}", ""),
+	K("GetValues", "sas", "a{ss}"),
+	K("ListChildren", "s", "as"),
+	K("ListTasks", "sb", "ai"),
+	K("Chown", "suu", ""),
+	K("Move", "sh", ""),
+	K("MovePid", "si", ""),
+	K("Delete", "sb", ""),
+	K("Kill", "si", ""),
+	K("Freeze", "s", ""),
+	K("Thaw", "s", ""),
 	SD_BUS_VTABLE_END,
 };

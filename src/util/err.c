@@ -81,3 +81,10 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...)
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", strerror(errnum));
 	return -1;
 }
+
+int err_prefix(struct err *e, const char *prefix)
+{
+	char msg[sizeof(e->msg)];
+	memcpy(msg, e->msg, sizeof(msg));
+	return err_set(e, e->kind, "%s: %s", prefix, msg);
+}

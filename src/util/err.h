@@ -22,3 +22,5 @@ int err_set(struct err *e, enum err_kind kind, const char *fmt, ...) __attribute
 /* Kind derived from errnum; the message ends with the kernel's reason. */
 int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 enum err_kind err_kind_of_errno(int errnum);
+/* Puts "PREFIX: " before the message, keeping the kind. */
+int err_prefix(struct err *e, const char *prefix);

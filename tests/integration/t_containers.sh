@@ -41,10 +41,15 @@ host_pid() {
 	local name=$1 depth ns
 	depth=$(($(echo "$name" | tr -cd / | wc -c)))
 	ns=$(cat "$WORK/$name.pid")
-	local i pid
+	local i pid p
 	for i in $(seq 50); do
-		pid=$(awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2; exit }' \
-			/proc/[0-9]*/status 2>/dev/null)
+		# The init of an earlier test's container may still be dying (its namespaces already gone) under the
+		# same pid numbers: only a live one with its namespaces counts.
+		pid=
+		for p in $(awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2 }' \
+			/proc/[0-9]*/status 2>/dev/null); do
+			readlink "/proc/$p/ns/cgroup" >/dev/null 2>&1 && { pid=$p; break; }
+		done
 		[ -n "$pid" ] && { echo "$pid"; return 0; }
 		sleep 0.05
 	done
@@ -193,4 +198,39 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	[ "$ms" -lt 1000 ] || fail "the first request after the restart took $ms ms"
 	kill -TERM "$EXTRA_PID"
 	wait "$EXTRA_PID" || true
+}
+
+# The key API from inside container $1 (its root's host uid $2): cgproxy sends the calls to the host
+# daemon, which serves the container's root directly under the same rules.
+container_key_api_checks() {
+	local c=$1 hostuid=$2 d out pid
+	d=$(sb_path memory)/$c
+	in_container "$c" "$CGM" new kjob memory.limit=32M pids.limit=5
+	expect_owner "$d/kjob" "$hostuid" "$hostuid"
+	expect_eq "$(cat "$d/kjob/memory.limit_in_bytes")" 33554432 "memory.limit set from inside"
+	expect_eq "$(in_container "$c" "$CGM" get kjob memory.limit)" 33554432 "memory.limit read from inside"
+	expect_refused "your own cgroup" in_container "$c" "$CGM" set "" memory.limit=1G
+	expect_refused "not allowed|refused" in_container "$c" "$CGM" new ../kescape
+	# Move by pidfd and ListTasks in the container's pid numbers.
+	out=$(in_container "$c" sh -c '
+		sleep 600 >/dev/null 2>&1 & p=$!
+		"$0" move kjob $p || exit 1
+		echo "$p $("$0" tasks kjob)"' "$CGM")
+	pid=${out%% *}
+	expect_eq "${out#* }" "$pid" "tasks of kjob as the container numbers them"
+	# MovePid with a pid number from another pid namespace is refused: Move takes a pidfd instead.
+	expect_refused "pass a pidfd to Move" in_container "$c" busctl --address="unix:path=${UPSTREAM:-$SOCK}" \
+		call $CGM_DEST $CGM_PATH org.linuxcontainers.cgmanager1 MovePid si kjob 1
+	# Chown with ids as the container sees them; unmapped ids refused.
+	in_container "$c" "$CGM" own kjob 1 1
+	expect_owner "$d/kjob" "$((hostuid + 1))" "$((hostuid + 1))"
+	expect_refused "not mapped in your user namespace" in_container "$c" "$CGM" own kjob 4000000 4000000
+	in_container "$c" "$CGM" delete -f kjob
+	expect_missing "$d/kjob"
+}
+
+test_container_key_api_at_any_depth() {
+	containers_nested 3
+	container_key_api_checks c1 100000
+	container_key_api_checks c1/l2/l3 111000
 }

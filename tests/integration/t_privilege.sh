@@ -281,7 +281,8 @@ test_limits_of_a_delegated_cgroup_refused() {
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" lim_deleg setvalue unified "" cgroup.max.descendants 5
 	expect_eq "$(cat "$m/lim_deleg/memory.limit_in_bytes")" "$lim" "memory.limit_in_bytes of the delegated cgroup"
 	expect_eq "$(cat "$p/lim_deleg/pids.max")" max "pids.max of the delegated cgroup"
-	expect_eq "$(cat "$u/lim_deleg/cgroup.max.descendants")" max "cgroup.max.descendants of the delegated cgroup"
+	# (the daemon's quota, set at chown: cgmanager --max-cgroups-per-uid)
+	expect_eq "$(cat "$u/lim_deleg/cgroup.max.descendants")" 1000 "cgroup.max.descendants of the delegated cgroup"
 	# Reading its limits is fine.
 	expect_eq "$(cgm_as "$TEST_UID" lim_deleg getvalue memory "" memory.limit_in_bytes)" "$lim" "getvalue"
 	# A second user is refused the same way.

@@ -1,0 +1,154 @@
+#include "ops/key_ctx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cgfs/devices_bpf.h"
+#include "util/cleanup.h"
+
+struct target *key_ctx_target(struct key_ctx *k, const char *ctrl, struct err *e)
+{
+	int version;
+	struct hierarchy *h = hierarchy_for_controller(k->o, ctrl, &version);
+	if (!h) {
+		err_set(e, ERR_NOT_SUPPORTED, "controller '%s' is not available on this host", ctrl);
+		return NULL;
+	}
+	struct target *t = &k->t[h - k->o->hs.h];
+	if (t->h)
+		return t;
+	if (target_resolve(k->o, k->r, &k->pc, h, k->name, true, t, e) < 0) {
+		target_close(t);
+		t->h = NULL;
+		return NULL;
+	}
+	return t;
+}
+
+static int kh_version_of(void *ctx, const char *controller)
+{
+	struct key_ctx *k = ctx;
+	int version;
+	return hierarchy_for_controller(k->o, controller, &version) ? version : 0;
+}
+
+/* The value a pending write of this request gives the file, newest first. */
+static const char *pending_value(const struct key_ctx *k, const struct target *t, const char *file)
+{
+	for (size_t i = k->pending ? k->pending->n : 0; i-- > 0;) {
+		const struct key_write *w = &k->pending->v[i];
+		int version;
+		if (w->file && strcmp(w->file, file) == 0 && hierarchy_for_controller(k->o, w->controller, &version) == t->h)
+			return w->value;
+	}
+	return NULL;
+}
+
+static int stored_device_rules(const struct target *t, char **out, struct err *e)
+{
+	struct dev_rule *rules = NULL;
+	size_t n = 0, len = 1;
+	if (devices_bpf_rules(t->fd, &rules, &n, e) < 0)
+		return -1;
+	len += n * 32;
+	*out = calloc(1, len);
+	if (!*out) {
+		free(rules);
+		return err_set(e, ERR_LIMIT, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		char line[32];
+		devices_rule_format(&rules[i], line, sizeof(line));
+		strcat(*out, line);
+		strcat(*out, "\n");
+	}
+	free(rules);
+	return 0;
+}
+
+static int kh_read_file(void *ctx, const char *controller, const char *file, char **out, struct err *e)
+{
+	struct key_ctx *k = ctx;
+	struct target *t = key_ctx_target(k, controller, e);
+	struct owner own;
+	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
+	const char *pending;
+	int r;
+
+	if (!t)
+		return -1;
+	if ((pending = pending_value(k, t, file))) {
+		*out = strdup(pending);
+		return *out ? 0 : err_set(e, ERR_LIMIT, "out of memory");
+	}
+	if (strcmp(file, KEY_DEVICES_BPF_FILE) == 0)
+		return stored_device_rules(t, out, e);
+	snprintf(what, sizeof(what), "%s %s", t->what, file);
+	if (target_owner(t, file, &own, e) < 0)
+		return -1;
+	if (!policy_may_read(&k->r->cred, &own, what, why))
+		return err_set(e, ERR_ACCESS, "%s", why);
+	if ((r = cgdir_read(t->fd, file, out)) < 0)
+		return err_errno(e, -r, "cannot read %s", what);
+	return 0;
+}
+
+/* A /dev path as the requester sees it: resolved inside its own root, so a container names its own devices. */
+static int kh_device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type, struct err *e)
+{
+	struct key_ctx *k = ctx;
+	char root[64];
+	struct stat st;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)k->r->pid);
+	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return err_errno(e, errno, "cannot see your root directory to resolve %s", path);
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0)
+		return err_errno(e, errno, "cannot resolve %s", path);
+	if (fstat(fd, &st) < 0)
+		return err_errno(e, errno, "cannot stat %s", path);
+	if (requester_still_alive(k->r, e) < 0)
+		return -1;
+	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+		return err_set(e, ERR_INVALID, "%s is not a device node", path);
+	*type = S_ISBLK(st.st_mode) ? 'b' : 'c';
+	*major = major(st.st_rdev);
+	*minor = minor(st.st_rdev);
+	return 0;
+}
+
+static int kh_online_cpus(void *ctx)
+{
+	(void)ctx;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int key_ctx_init(struct key_ctx *k, struct ops *o, const struct requester *r, const char *name, struct err *e)
+{
+	*k = (struct key_ctx){.o = o, .r = r, .name = name};
+	for (size_t i = 0; i < PROC_CGROUP_MAX; i++)
+		k->t[i] = (struct target){.req_fd = -1, .fd = -1};
+	k->host = (struct key_host){.version_of = kh_version_of, .read_file = kh_read_file, .device_of = kh_device_of,
+	                            .online_cpus = kh_online_cpus, .ctx = k};
+	return requester_cgroups(o, r, &k->pc, e);
+}
+
+void key_ctx_free(struct key_ctx *k)
+{
+	for (size_t i = 0; i < PROC_CGROUP_MAX; i++)
+		if (k->t[i].h)
+			target_close(&k->t[i]);
+	proc_cgroups_free(&k->pc);
+}

@@ -1,0 +1,151 @@
+/*
+ * Kill: a signal to every task of a subtree, forks included. Each task is
+ * pinned by a pidfd and checked as kill(2) would check it from the
+ * requester, so a cgroup one owns never lends power over someone else's
+ * task that sits in it. Host root on cgroup2 gets cgroup.kill, which the
+ * kernel makes atomic against forks.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgfs/proc.h"
+#include "ops/identity.h"
+#include "ops/key_ctx.h"
+#include "util/cleanup.h"
+
+#define KILL_DEADLINE_MS 5000
+#define KILL_ROUND_PAUSE_MS 10
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+
+/* Pins pid and checks it as kill(2) would: 0 with *pidfd set, 1 when refused (why filled), 2 when gone. */
+static int task_check(const struct requester *r, pid_t pid, int *pidfd, char why[POLICY_WHY_MAX])
+{
+	struct proc_ids ids;
+	struct err ignored;
+	*pidfd = pidfd_open(pid, 0);
+	if (*pidfd < 0)
+		return 2;
+	if (proc_ids_read(pid, &ids, &ignored) < 0) {
+		close(*pidfd);
+		return 2;
+	}
+	struct task_facts tf = {.pid = pid, .visible = !r->other_pidns || pid_visible_in(pid, r->pidns)};
+	memcpy(tf.uids, ids.uid, sizeof(tf.uids));
+	if (!policy_owns_task(&r->cred, &tf, why)) {
+		close(*pidfd);
+		return 1;
+	}
+	return 0;
+}
+
+/* Host root's SIGKILL on cgroup2: one write, no race with forks. */
+static void kill_unified(struct ops *o, const struct requester *r, const char *name)
+{
+	struct key_ctx k;
+	struct err ignored;
+	if (!policy_is_host_root(&r->cred) || key_ctx_init(&k, o, r, name, &ignored) < 0)
+		return;
+	struct target *t = key_ctx_target(&k, "", &ignored);
+	if (t)
+		cgdir_write(t->fd, "cgroup.kill", "1");
+	key_ctx_free(&k);
+}
+
+/*
+ * One round: every task now in the subtree that is due a signal is checked,
+ * then signalled. In the first round a refusal signals nobody; later, a task
+ * that is not the requester's (put there by root meanwhile) is left alone.
+ * *left counts the requester's tasks still there.
+ */
+static int kill_round(const struct requester *r, const pidv *now, int sig, bool first, pidv *seen, size_t *left,
+                      bool *fresh, struct err *e)
+{
+	int fds[now->n ? now->n : 1];
+	pid_t pids[now->n ? now->n : 1];
+	size_t n = 0;
+	char why[POLICY_WHY_MAX];
+	int rc = 0;
+
+	*left = 0;
+	*fresh = false;
+	for (size_t i = 0; i < now->n; i++) {
+		bool again = false;
+		for (size_t j = 0; j < seen->n; j++)
+			again |= seen->v[j] == now->v[i];
+		int c = task_check(r, now->v[i], &fds[n], why);
+		if (c == 1 && first) {
+			rc = err_set(e, ERR_ACCESS, "Kill refused, nothing was signalled: %s", why);
+			break;
+		}
+		if (c != 0)
+			continue;
+		++*left;
+		/* SIGKILL goes again to whatever is still there; other signals once to each task. */
+		if (sig != SIGKILL && again) {
+			close(fds[n]);
+			continue;
+		}
+		*fresh |= !again;
+		if (!again && pidv_push(seen, now->v[i]) < 0) {
+			close(fds[n]);
+			rc = err_set(e, ERR_LIMIT, "out of memory");
+			break;
+		}
+		pids[n++] = now->v[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) < 0 && errno != ESRCH)
+			rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
+		close(fds[i]);
+	}
+	return rc;
+}
+
+int ops1_kill(struct ops *o, const struct requester *r, const char *name, int sig, struct err *e)
+{
+	pidv seen = {0};
+	long long deadline = now_ms() + KILL_DEADLINE_MS;
+	int rc = -1;
+
+	if (sig < 1 || sig > SIGRTMAX)
+		return err_set(e, ERR_INVALID, "signal %d is not a signal (1 to %d)", sig, SIGRTMAX);
+	for (bool first = true;; first = false) {
+		pidv now = {0};
+		size_t left;
+		bool fresh;
+		int rr = ops1_tasks_host(o, r, name, true, &now, e);
+		if (rr == 0)
+			rr = kill_round(r, &now, sig, first, &seen, &left, &fresh, e);
+		pidv_free(&now);
+		if (rr < 0)
+			goto out;
+		if (first && sig == SIGKILL)
+			kill_unified(o, r, name);
+		if (sig == SIGKILL ? left == 0 : !fresh)
+			break;
+		if (now_ms() > deadline) {
+			err_set(e, ERR_BUSY, "%zu tasks of %s were still there %d s after signal %d", left, name,
+			        KILL_DEADLINE_MS / 1000, sig);
+			goto out;
+		}
+		usleep(KILL_ROUND_PAUSE_MS * 1000);
+	}
+	rc = 0;
+out:
+	pidv_free(&seen);
+	return rc;
+}

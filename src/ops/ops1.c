@@ -1,0 +1,186 @@
+/* The key API's cgroup operations: each a 0.42 operation applied to every hierarchy the name exists in. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgfs/idmap.h"
+#include "cgfs/proc.h"
+#include "ops/identity.h"
+#include "ops/ops1.h"
+
+int ops1_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
+                const kvv *values, bool *created, struct err *e)
+{
+	struct create_state *rec = NULL;
+	char *spec = NULL;
+	int existed, rc = -1;
+
+	if (ops1_hierarchy_spec(o, ctrls, values, &spec, e) < 0)
+		return -1;
+	if (ops_create_recorded(o, r, spec, name, &existed, &rec, e) < 0)
+		goto out;
+	if (values && values->n && ops1_set_values(o, r, name, values, e) < 0) {
+		create_record_undo(rec);
+		goto out;
+	}
+	create_record_free(rec);
+	*created = existed == -1;
+	rc = 0;
+out:
+	free(spec);
+	return rc;
+}
+
+/*
+ * Calls fn for the name in every hierarchy, as one answer: hierarchies where
+ * the name is missing or closed to the requester are skipped, as long as one
+ * answered.
+ */
+typedef int (*each_fn)(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name,
+                       void *arg, struct err *e);
+
+static int each_existing(struct ops *o, const struct requester *r, const char *name, each_fn fn, void *arg,
+                         struct err *e)
+{
+	struct err first = {0};
+	bool any = false;
+	for (size_t i = 0; i < o->hs.n; i++) {
+		struct err one = {0};
+		if (fn(o, r, &o->hs.h[i], name, arg, &one) == 0) {
+			any = true;
+		} else if (one.kind == ERR_NOT_FOUND || one.kind == ERR_ACCESS) {
+			if (first.kind == ERR_NONE || (first.kind == ERR_NOT_FOUND && one.kind == ERR_ACCESS))
+				first = one;
+		} else {
+			*e = one;
+			return -1;
+		}
+	}
+	if (!any) {
+		*e = first;
+		return -1;
+	}
+	return 0;
+}
+
+static int children_of(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name,
+                       void *arg, struct err *e)
+{
+	return ops_list_children(o, r, h->name, name, arg, e);
+}
+
+int ops1_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e)
+{
+	strv all = {0};
+	if (each_existing(o, r, name, children_of, &all, e) < 0) {
+		strv_free(&all);
+		return -1;
+	}
+	if (all.n)
+		qsort(all.v, all.n, sizeof(char *), strv_sort_cmp);
+	for (size_t i = 0; i < all.n; i++)
+		if ((i == 0 || strcmp(all.v[i], all.v[i - 1]) != 0) && strv_push(out, all.v[i]) < 0) {
+			strv_free(&all);
+			return err_set(e, ERR_LIMIT, "out of memory");
+		}
+	strv_free(&all);
+	return 0;
+}
+
+struct tasks_arg {
+	pidv *out;
+	bool recursive;
+};
+
+static int tasks_of(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name, void *arg,
+                    struct err *e)
+{
+	struct tasks_arg *a = arg;
+	return ops_get_tasks(o, r, h->name, name, a->recursive, a->out, e);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+                    struct err *e)
+{
+	struct tasks_arg a = {out, recursive};
+	size_t n = 0;
+	if (each_existing(o, r, name, tasks_of, &a, e) < 0)
+		return -1;
+	if (out->n)
+		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
+	for (size_t i = 0; i < out->n; i++)
+		if (n == 0 || out->v[n - 1] != out->v[i])
+			out->v[n++] = out->v[i];
+	out->n = n;
+	return 0;
+}
+
+int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+                    struct err *e)
+{
+	pid_t mine[PROC_NSPID_MAX];
+	int level;
+	size_t n = 0;
+
+	if (ops1_tasks_host(o, r, name, recursive, out, e) < 0)
+		return -1;
+	if (!r->other_pidns)
+		return 0;
+	/* The requester's pid namespace is `level` below the daemon's; a task's pid there is that entry of its NSpid. */
+	if ((level = proc_nspid_read(r->pid, mine, PROC_NSPID_MAX)) < 0)
+		return err_errno(e, -level, "cannot read the pid namespaces of pid %d", (int)r->pid);
+	level--;
+	for (size_t i = 0; i < out->n; i++) {
+		pid_t theirs[PROC_NSPID_MAX];
+		int depth = proc_nspid_read(out->v[i], theirs, PROC_NSPID_MAX);
+		if (depth > level && pid_visible_in(out->v[i], r->pidns))
+			out->v[n++] = theirs[level];
+	}
+	out->n = n;
+	if (out->n)
+		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
+	return 0;
+}
+
+int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e)
+{
+	uint32_t host_uid = uid, host_gid = gid;
+	if (r->cred.in_userns) {
+		if (!r->cred.uidmap || !idmap_to_host(r->cred.uidmap, uid, &host_uid))
+			return err_set(e, ERR_INVALID, "uid %u is not mapped in your user namespace", (unsigned)uid);
+		if (!r->cred.gidmap || !idmap_to_host(r->cred.gidmap, gid, &host_gid))
+			return err_set(e, ERR_INVALID, "gid %u is not mapped in your user namespace", (unsigned)gid);
+	}
+	return ops_chown_host_ids(o, r, "all", name, host_uid, host_gid, e);
+}
+
+int ops1_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e)
+{
+	return ops_move_pidfd(o, r, "all", name, pidfd, e);
+}
+
+int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e)
+{
+	if (r->other_pidns)
+		return err_set(e, ERR_NOT_SUPPORTED, "MovePid takes a pid as the daemon's pid namespace numbers it; from "
+		               "another pid namespace, pass a pidfd to Move");
+	return ops_move_pid(o, r, "all", name, pid, false, e);
+}
+
+int ops1_delete(struct ops *o, const struct requester *r, const char *name, bool force, struct err *e)
+{
+	int existed;
+	if (force && ops1_kill(o, r, name, 9, e) < 0)
+		return -1;
+	if (ops_remove(o, r, "all", name, true, &existed, e) < 0)
+		return -1;
+	if (existed < 0)
+		return err_set(e, ERR_NOT_FOUND, "cgroup '%s' does not exist", name);
+	return 0;
+}

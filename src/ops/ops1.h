@@ -1,0 +1,54 @@
+/*
+ * The operations behind org.linuxcontainers.cgmanager1: abstract controllers
+ * and keys (keys/keys.h) over the same targets, privilege rules and
+ * mechanics as the 0.42 operations of ops/ops.h. A name is a cgroup relative
+ * to the requester's own, the same in every hierarchy it exists in.
+ */
+#pragma once
+#include "ops/ops.h"
+
+/* One key and its value; a request's or an answer's list of them. */
+struct kv {
+	char *key, *value;
+};
+typedef struct {
+	struct kv *v;
+	size_t n;
+} kvv;
+int kvv_push(kvv *k, const char *key, char *value_taken);
+void kvv_free(kvv *k);
+
+/*
+ * The hierarchy backing abstract controller ctrl here, and its version:
+ * a v1 hierarchy that has it, else the cgroup2 one where cgroup2 offers it
+ * (devices, freezer and cpuacct are core there). "" names cgroup2 itself;
+ * "io" and "blkio" are one controller. NULL if none.
+ */
+struct hierarchy *hierarchy_for_controller(struct ops *o, const char *ctrl, int *version);
+/* Pairs controller, "v1" or "v2", for every abstract controller available. */
+int ops1_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e);
+/* The 0.42 controller argument naming the hierarchies of ctrls plus those behind keys; "all" if ctrls is empty. */
+int ops1_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e);
+
+int ops1_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
+                const kvv *values, bool *created, struct err *e);
+/* Every value parsed and checked before the first write; a failed write undoes the earlier ones. */
+int ops1_set_values(struct ops *o, const struct requester *r, const char *name, const kvv *values, struct err *e);
+int ops1_get_values(struct ops *o, const struct requester *r, const char *name, const char *const *keys, kvv *out,
+                    struct err *e);
+int ops1_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e);
+/* Pids as the requester's pid namespace numbers them; tasks it cannot see are left out. */
+int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+                    struct err *e);
+/* The same as the daemon numbers them, for Kill. */
+int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+                    struct err *e);
+/* uid and gid as the requester's user namespace numbers them. */
+int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e);
+int ops1_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e);
+/* For requesters in the daemon's pid namespace only. */
+int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e);
+int ops1_delete(struct ops *o, const struct requester *r, const char *name, bool force, struct err *e);
+int ops1_kill(struct ops *o, const struct requester *r, const char *name, int sig, struct err *e);
+/* Sets freezer.state and waits until the kernel reports the whole subtree in that state. */
+int ops1_freeze(struct ops *o, const struct requester *r, const char *name, bool frozen, struct err *e);

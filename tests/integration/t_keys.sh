@@ -1,0 +1,277 @@
+# The key API (org.linuxcontainers.cgmanager1) through cgm's key verbs and busctl: values checked in
+# the cgroupfs files behind each key on this host, refusals checked to leave cgroupfs unchanged.
+
+CGM_IFACE1=org.linuxcontainers.cgmanager1
+
+# keyfile HIERARCHY REL FILE: the content of a sandbox cgroup's file.
+keyfile() { cat "$(sb_path "$1")${2:+/$2}/$3"; }
+
+# gone PID: the process has exited (a zombie not yet reaped by its parent counts as gone).
+gone() { ! [ -e "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
+# busctl1_as UID REL METHOD SIG ARGS...: a cgmanager1 call with busctl, as UID from sandbox cgroup REL.
+busctl1_as() {
+	local uid=$1 rel=$2
+	shift 2
+	run_as "$uid" "$rel" busctl --address="unix:path=$SOCK" call $CGM_DEST $CGM_PATH $CGM_IFACE1 "$@"
+}
+
+# v1_or_v2 KEYCTRL: "v1" or "v2", the hierarchy that backs an abstract controller here.
+backing() { "$CGM" --socket "$SOCK" controllers | awk -v c="$1" '$1 == c {print $2}'; }
+
+test_keys_create_applies_values_in_every_backing_file() {
+	[ "$(backing memory)" = v1 ] || { echo "memory is not on v1 here; covered by the v2 lane"; return 0; }
+	cgm_root new k_create memory.limit=64M pids.limit=50 cpus_allowed=0 cpu_share_percent=50
+	expect_eq "$(keyfile memory k_create memory.limit_in_bytes)" 67108864 "memory.limit_in_bytes"
+	expect_eq "$(keyfile pids k_create pids.max)" 50 "pids.max"
+	expect_eq "$(keyfile cpuset k_create cpuset.cpus)" 0 "cpuset.cpus"
+	expect_eq "$(keyfile cpu k_create cpu.shares)" 512 "cpu.shares"
+	# Answered in canonical form, whatever form was given.
+	expect_eq "$(cgm_root get k_create memory.limit)" 67108864 "memory.limit"
+	expect_eq "$(cgm_root get k_create cpu_share_percent)" 50 "cpu_share_percent"
+	cgm_root set k_create memory.limit=max pids.limit=unlimited
+	expect_eq "$(cgm_root get k_create memory.limit)" max "memory.limit after max"
+	expect_eq "$(keyfile pids k_create pids.max)" max "pids.max after unlimited"
+	# A second Create of the same name changes nothing and succeeds.
+	cgm_root new k_create
+	cgm_root delete k_create
+	expect_missing "$(sb_path memory)/k_create"
+}
+
+test_keys_create_is_all_or_nothing() {
+	local h
+	expect_refused "pids.limit: .*bogus" cgm_root new k_aon memory.limit=64M pids.limit=bogus
+	# A value the kernel refuses (a cpu this host does not have) also leaves nothing behind.
+	expect_refused "cpus_allowed: the kernel refused" cgm_root new k_aon memory.limit=64M cpus_allowed=4000
+	for h in $(sb_hierarchies); do expect_missing "$(sb_path "$h")/k_aon"; done
+	# Nested: only what the call made goes; the parent that existed stays.
+	cgm_root new k_aon
+	expect_refused "unknown key 'no.such_key'" cgm_root new k_aon/a/b no.such_key=1
+	for h in $(sb_hierarchies); do
+		expect_exists "$(sb_path "$h")/k_aon"
+		expect_missing "$(sb_path "$h")/k_aon/a"
+	done
+	cgm_root delete k_aon
+}
+
+test_keys_set_values_undoes_earlier_writes_on_failure() {
+	cgm_root new k_undo memory.limit=64M pids.limit=20
+	expect_refused "cpus_allowed: the kernel refused" cgm_root set k_undo memory.limit=32M pids.limit=10 cpus_allowed=4000
+	expect_eq "$(keyfile memory k_undo memory.limit_in_bytes)" 67108864 "memory.limit_in_bytes after a refused set"
+	expect_eq "$(keyfile pids k_undo pids.max)" 20 "pids.max after a refused set"
+	# Validation refuses before anything is written.
+	expect_refused "memory.limit: .*12X" cgm_root set k_undo pids.limit=5 memory.limit=12X
+	expect_eq "$(keyfile pids k_undo pids.max)" 20 "pids.max after a malformed set"
+	cgm_root delete k_undo
+}
+
+test_keys_refusals_name_the_key_and_the_reason() {
+	cgm_root new k_ref
+	expect_refused "unknown key 'memory.limt'" cgm_root set k_ref memory.limt=1M
+	expect_refused "memory.usage.*read-only" cgm_root set k_ref memory.usage=1
+	if [ "$(backing memory)" = v1 ]; then
+		expect_refused "swap.soft_limit.*no equivalent on cgroup v1" cgm_root set k_ref swap.soft_limit=1M
+	fi
+	if [ -z "$(backing net_prio)" ]; then
+		expect_refused "net_prio.* not available" cgm_root get k_ref net_prio_index
+	fi
+	expect_refused "does not exist|no such|not found" cgm_root get k_ref_missing memory.limit
+	cgm_root delete k_ref
+}
+
+test_keys_readable_figures() {
+	local pid v
+	cgm_root new k_read
+	pid=$(spawn_sleeper 0 k_read)
+	v=$(cgm_root get k_read memory.usage)
+	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] || fail "memory.usage is '$v'"
+	expect_eq "$(cgm_root get k_read pids.current)" 1 "pids.current"
+	v=$(cgm_root get k_read cpu.usage)
+	[[ $v =~ ^[0-9]+$ ]] || fail "cpu.usage is '$v'"
+	cgm_root get k_read cpuacct_stat | grep -qE '^user_usec [0-9]+$' || fail "cpuacct_stat: $(cgm_root get k_read cpuacct_stat)"
+	if [ -e "$(sb_path unified)/k_read/memory.pressure" ]; then
+		cgm_root get k_read memory.pressure | grep -q '^some avg10=' || fail "memory.pressure"
+	fi
+	# Several keys at once: one "key value" line each.
+	expect_eq "$(cgm_root get k_read pids.current pids.limit)" "pids.current 1
+pids.limit max" "two keys"
+	end_pids "$pid"
+	cgm_root delete k_read
+}
+
+test_keys_delegated_user_parcels_out_but_cannot_raise_its_own_limits() {
+	delegate k_del "$TEST_UID"
+	cgm_root set k_del memory.limit=256M
+	cgm_as "$TEST_UID" k_del new child memory.limit=16M pids.limit=10
+	expect_eq "$(keyfile memory k_del/child memory.limit_in_bytes)" 16777216 "child limit set by the user"
+	cgm_as "$TEST_UID" "" set k_del/child memory.limit=32M
+	expect_refused "memory:/k_del memory.limit_in_bytes" cgm_as "$TEST_UID" "" set k_del memory.limit=1G
+	expect_eq "$(keyfile memory k_del memory.limit_in_bytes)" 268435456 "the delegated cgroup's own limit"
+	# Another user may neither read nor change what is not theirs to change.
+	expect_refused "uid $TEST_UID2" cgm_as "$TEST_UID2" "" set k_del/child pids.limit=100
+	expect_refused "AccessDenied|you are uid" cgm_as "$TEST_UID" "" new k_not_mine
+	cgm_root delete k_del
+}
+
+test_keys_list_children_and_tasks() {
+	local pid
+	cgm_root new k_ls/a
+	cgm_root new k_ls/b -c memory
+	expect_eq "$(cgm_root ls k_ls | tr '\n' ' ')" "a b " "children in any hierarchy, once"
+	pid=$(spawn_sleeper 0 k_ls/a)
+	expect_eq "$(cgm_root tasks k_ls/a)" "$pid" "tasks"
+	expect_eq "$(cgm_root tasks k_ls)" "" "tasks, not recursive"
+	expect_eq "$(cgm_root tasks -r k_ls)" "$pid" "tasks, recursive"
+	end_pids "$pid"
+	cgm_root delete k_ls
+}
+
+test_keys_move_by_pidfd_and_by_pid() {
+	local pid mine h
+	delegate k_mv "$TEST_UID"
+	cgm_as "$TEST_UID" k_mv new dest
+	pid=$(spawn_sleeper "$TEST_UID" k_mv)
+	cgm_as "$TEST_UID" k_mv move dest "$pid"
+	for h in $(sb_hierarchies); do expect_in_cgroup "$pid" "$h" k_mv/dest; done
+	# Not someone else's task, by pidfd or by pid.
+	mine=$(spawn_sleeper 0 k_mv)
+	expect_refused "uid 0|not yours|runs as" cgm_as "$TEST_UID" k_mv move dest "$mine"
+	expect_refused "Access denied|AccessDenied" busctl1_as "$TEST_UID" k_mv MovePid si dest "$mine"
+	expect_in_cgroup "$mine" memory k_mv
+	# cgm exec runs a command in a cgroup: it moves itself first.
+	expect_eq "$(cgm_as "$TEST_UID" k_mv exec dest -- cat /proc/self/cgroup | grep -c "/k_mv/dest$")" \
+		"$(sb_hierarchies | wc -l)" "hierarchies cgm exec entered"
+	end_pids "$pid" "$mine"
+	cgm_root delete k_mv
+}
+
+test_keys_freeze_and_thaw_wait_for_the_kernel() {
+	local pid
+	cgm_root new k_frz
+	pid=$(spawn_sleeper 0 k_frz)
+	cgm_root freeze k_frz
+	expect_eq "$(cgm_root get k_frz freezer.state)" frozen "freezer.state"
+	if [ "$(backing freezer)" = v1 ]; then
+		expect_eq "$(keyfile freezer k_frz freezer.state)" FROZEN "v1 freezer.state"
+	fi
+	grep -qE '^State:\s+[DS]' "/proc/$pid/status" || fail "frozen task state: $(grep State "/proc/$pid/status")"
+	cgm_root thaw k_frz
+	expect_eq "$(cgm_root get k_frz freezer.state)" thawed "freezer.state after thaw"
+	end_pids "$pid"
+	cgm_root delete k_frz
+}
+
+test_keys_kill_catches_forks_and_spares_other_users() {
+	local loop victim h
+	delegate k_kill "$TEST_UID"
+	# A shell that keeps forking: Kill must leave the subtree empty all the same.
+	loop=$(spawn_as "$TEST_UID" k_kill sh -c 'while :; do sleep 100 & sleep 0.01; done')
+	sleep 0.3
+	cgm_as "$TEST_UID" "" kill k_kill
+	for h in $(sb_hierarchies); do
+		expect_eq "$(cat "$(sb_path "$h")/k_kill/cgroup.procs")" "" "$h:/k_kill tasks after kill"
+	done
+	# A root task in the user's cgroup is not the user's to signal: nothing is signalled.
+	victim=$(spawn_sleeper 0 k_kill)
+	loop=$(spawn_sleeper "$TEST_UID" k_kill)
+	expect_refused "nothing was signalled" cgm_as "$TEST_UID" "" kill k_kill TERM
+	kill -0 "$victim" && kill -0 "$loop" || fail "a task was signalled by a refused Kill"
+	cgm_root kill k_kill TERM
+	wait_until 5 gone "$victim" && wait_until 5 gone "$loop" || fail "TERM did not end the tasks"
+	cgm_root delete k_kill
+}
+
+test_keys_delete_needs_force_for_a_populated_tree() {
+	local pid h
+	cgm_root new k_dl/inner
+	pid=$(spawn_sleeper 0 k_dl/inner)
+	expect_refused "Busy|busy|tasks" cgm_root delete k_dl
+	expect_exists "$(sb_path memory)/k_dl/inner"
+	cgm_root delete -f k_dl
+	for h in $(sb_hierarchies); do expect_missing "$(sb_path "$h")/k_dl"; done
+	wait_until 2 gone "$pid" || fail "task of a force-deleted cgroup still runs"
+	expect_refused "does not exist" cgm_root delete k_dl
+}
+
+test_keys_own_hands_over_with_ids_as_the_requester_sees_them() {
+	local h
+	cgm_root new k_own
+	cgm_root own k_own "$TEST_UID" "$TEST_UID"
+	for h in $(sb_hierarchies); do expect_owner "$(sb_path "$h")/k_own" "$TEST_UID" "$TEST_UID"; done
+	if [ -e "$(sb_path unified)/k_own/cgroup.max.depth" ]; then
+		expect_eq "$(keyfile unified k_own cgroup.max.depth)" 16 "cgroup.max.depth of a delegated cgroup2 root"
+		expect_eq "$(keyfile unified k_own cgroup.max.descendants)" 1000 "cgroup.max.descendants"
+	fi
+	cgm_root delete k_own
+}
+
+test_keys_devices_blacklist_denies_the_device() {
+	[ "$(backing devices)" = v1 ] || { echo "devices are a BPF program here; covered by the v2 lane"; return 0; }
+	cgm_root new k_dev devices_blacklist="c 1:5 rwm"
+	cgm_root get k_dev devices_list | grep -q "c 1:5 rwm" && fail "devices_list still allows 1:5"
+	run_as 0 k_dev head -c1 /dev/null || fail "/dev/null was denied too"
+	run_as 0 k_dev head -c1 /dev/zero >/dev/null 2>&1 && fail "/dev/zero was not denied"
+	# A path names the device as well as MAJ:MIN does.
+	cgm_root set k_dev devices_blacklist=/dev/null
+	run_as 0 k_dev sh -c ': </dev/null' 2>/dev/null && fail "/dev/null was not denied by path"
+	cgm_root delete k_dev
+}
+
+test_keys_quotas_bound_count_and_depth() {
+	local sock2=$WORK/quota.sock pid2 i u=$((TEST_UID2 + 1))
+	delegate k_q "$u"
+	# Depth: 16 levels below what the user was given, no more (the daemon's default).
+	cgm_as "$u" k_q new 1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16
+	expect_refused "16 deep.*--max-depth" cgm_as "$u" k_q new 1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17
+	# Count: a uid no other test uses, and a second daemon over the same tree with a small limit.
+	( _enter "$BASHPID" "" && exec "$CGMANAGER" --socket "$sock2" --max-cgroups-per-uid 20 ) >"$WORK/quota.log" 2>&1 &
+	pid2=$!
+	SB_PIDS+=("$pid2")
+	wait_until 5 "$CGM" --socket "$sock2" ping || fail "second daemon did not start"
+	# The user owns k_q and 16 below it: three more reach 20.
+	for i in a b c; do run_as "$u" k_q "$CGM" --socket "$sock2" new "$i" -c memory; done
+	expect_refused "owns 20 cgroups.*--max-cgroups-per-uid" run_as "$u" k_q "$CGM" --socket "$sock2" new d -c memory
+	# Removed behind the daemon's back: counted again, so the room is found.
+	rmdir "$(sb_path memory)/k_q/a"
+	run_as "$u" k_q "$CGM" --socket "$sock2" new d -c memory
+	kill -TERM "$pid2"; wait "$pid2" 2>/dev/null || true
+	cgm_root delete k_q
+}
+
+test_keys_wire_format_with_busctl() {
+	local out
+	out=$(busctl1_as 0 "" ListControllers)
+	[[ $out == "a(ss) "* ]] && [[ $out == *'"memory" "v'[12]'"'* ]] || fail "ListControllers: $out"
+	busctl1_as 0 "" ListKeys | grep -q '"memory.limit" "rw"' || fail "ListKeys lacks memory.limit"
+	expect_eq "$(busctl1_as 0 "" Create sasa{ss} k_wire 0 1 pids.limit 7)" "b true" "Create reply"
+	expect_eq "$(busctl1_as 0 "" Create sasa{ss} k_wire 0 0)" "b false" "second Create reply"
+	expect_eq "$(busctl1_as 0 "" GetValues sas k_wire 1 pids.limit)" 'a{ss} 1 "pids.limit" "7"' "GetValues reply"
+	busctl1_as 0 "" SetValues sa{ss} k_wire 1 pids.limit 8
+	expect_eq "$(keyfile pids k_wire pids.max)" 8 "pids.max after SetValues"
+	busctl1_as 0 "" Delete sb k_wire false
+	expect_missing "$(sb_path pids)/k_wire"
+}
+
+test_keys_per_device_values_take_paths_and_links() {
+	local dev majmin
+	[ "$(backing io)" = v1 ] || { echo "io is not on v1 here; covered by the v2 lane"; return 0; }
+	dev=$(lsblk -dno NAME,MAJ:MIN | awk '$1 !~ /^(loop|ram)/ {print $1; exit}')
+	[ -n "$dev" ] || { echo "no block device here"; return 0; }
+	majmin=$(tr -d '\n' <"/sys/block/$dev/dev")
+	cgm_root new k_io
+	cgm_root set k_io blkio_throttle_read="$majmin 1M"
+	expect_eq "$(keyfile blkio k_io blkio.throttle.read_bps_device)" "$majmin 1048576" "read_bps_device by MAJ:MIN"
+	# A stable link such as /dev/disk/by-id/..., resolved in the requester's own view of /dev: here a
+	# private /dev (its own mount namespace) holding only the device node and a relative by-id link.
+	run_as 0 "" unshare -m --propagation private sh -c '
+		d=$2/devview && mkdir -p "$d" && mount -t tmpfs none "$d" &&
+		mknod "$d/'"$dev"'" b '"${majmin%:*} ${majmin#*:}"' && mkdir -p "$d/disk/by-id" &&
+		ln -s "../../'"$dev"'" "$d/disk/by-id/cgm-test-disk" && mount --bind "$d" /dev &&
+		exec "$0" --socket "$1" set k_io blkio_throttle_write="/dev/disk/by-id/cgm-test-disk 2M"' "$CGM" "$SOCK" "$WORK"
+	expect_eq "$(keyfile blkio k_io blkio.throttle.write_bps_device)" "$majmin 2097152" "write_bps_device by link"
+	expect_eq "$(cgm_root get k_io blkio_throttle_write)" "$majmin 2097152" "blkio_throttle_write read back"
+	# A link that does not exist in the requester's /dev is refused, naming it.
+	expect_refused "/dev/disk/by-id/cgm-test-disk" cgm_root set k_io blkio_throttle_write="/dev/disk/by-id/cgm-test-disk 2M"
+	expect_refused "not a block device|block" cgm_root set k_io blkio_throttle_read="/dev/null 1M"
+	cgm_root delete k_io
+}
