@@ -305,16 +305,58 @@ static int k_get(cgm_client *c, char **a, int n, cgm_error *err)
 	return r;
 }
 
+/* Appends to *out the children of base/rel, then (recursive) theirs, as paths relative to base. */
+static int collect_children(cgm_client *c, const char *base, const char *rel, bool recursive, char ***out,
+                            size_t *n, cgm_error *err)
+{
+	char *name = NULL, **kids = NULL;
+	int r;
+	if (asprintf(&name, "%s%s%s", base, *base && *rel ? "/" : "", rel) < 0)
+		return -ENOMEM;
+	r = cgm1_list_children(c, name, &kids, err);
+	free(name);
+	for (char **k = kids; r == 0 && k && *k; k++) {
+		char *path = NULL, **grown = realloc(*out, (*n + 2) * sizeof(char *));
+		if (!grown || asprintf(&path, "%s%s%s", rel, *rel ? "/" : "", *k) < 0) {
+			if (grown)
+				*out = grown;
+			r = -ENOMEM;
+			break;
+		}
+		*out = grown;
+		(*out)[(*n)++] = path;
+		(*out)[*n] = NULL;
+		if (recursive)
+			r = collect_children(c, base, path, true, out, n, err);
+	}
+	cgm_strv_free(kids);
+	return r;
+}
+
+static int check_ls(const struct verb *v, char **a, int n)
+{
+	struct key_args ka;
+	int r = parse_args(v, a, n, "r", 0, 1, &ka);
+	key_args_free(&ka);
+	return r;
+}
+
 static int k_ls(cgm_client *c, char **a, int n, cgm_error *err)
 {
+	struct key_args ka;
 	char **v = NULL;
-	int r = cgm1_list_children(c, n > 0 ? a[0] : "", &v, err);
-	if (r == 0 && opt_json)
-		json_strv(stdout, v);
-	else
-		for (char **p = v; r == 0 && p && *p; p++)
-			printf("%s\n", *p);
+	size_t nv = 0;
+	int r = parse_args(NULL, a, n, "r", 0, 1, &ka);
+	if (r == 0)
+		r = collect_children(c, ka.npos > 0 ? ka.pos[0] : "", "", ka.recursive, &v, &nv, err);
+	if (r == 0 && opt_json) {
+		char *none[] = {NULL};
+		json_strv(stdout, v ? v : none);
+	} else
+		for (size_t i = 0; r == 0 && i < nv; i++)
+			printf("%s\n", v[i]);
 	cgm_strv_free(v);
+	key_args_free(&ka);
 	return r;
 }
 
@@ -380,26 +422,52 @@ static int k_move(cgm_client *c, char **a, int n, cgm_error *err)
 	return move_process(c, a[0], (pid_t)pid, err);
 }
 
-/* The command of 'exec NAME [--] CMD [ARG...]': its index in a, or -1. */
-static int exec_command(char **a, int n)
+/*
+ * 'exec NAME [KEY=VALUE... --] CMD [ARG...]': *nvals KEY=VALUE arguments
+ * follow NAME when a "--" ends them; returns the index of CMD in a, or -1.
+ */
+static int exec_command(char **a, int n, int *nvals)
 {
-	int i = n > 1 && strcmp(a[1], "--") == 0 ? 2 : 1;
+	int i;
+	*nvals = 0;
+	for (i = 1; i < n && strcmp(a[i], "--") != 0; i++)
+		;
+	if (i < n) {
+		*nvals = i - 1;
+		i++;
+	} else {
+		i = 1;
+	}
 	return i < n ? i : -1;
 }
 
 static int check_exec(const struct verb *v, char **a, int n)
 {
-	if (exec_command(a, n) < 0) {
+	cgm1_value *vals = NULL;
+	size_t nv = 0;
+	int nvals, r;
+	if (exec_command(a, n, &nvals) < 0) {
 		verb_usage(v);
 		return -EINVAL;
 	}
-	return 0;
+	r = parse_values(v, a + 1, nvals, &vals, &nv);
+	cgm1_values_free(vals, nv);
+	return r;
 }
 
+/* The design's cgexec: NAME made if needed (with the values), cgm moved in, then the command run in its place. */
 static int k_exec(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	char **cmd = a + exec_command(a, n);
-	int r = move_process(c, a[0], getpid(), err);
+	int nvals, i = exec_command(a, n, &nvals);
+	char **cmd = a + i;
+	cgm1_value *vals = NULL;
+	size_t nv = 0;
+	int r = parse_values(NULL, a + 1, nvals, &vals, &nv);
+	if (r == 0)
+		r = cgm1_create(c, a[0], NULL, vals, nv, NULL, err);
+	cgm1_values_free(vals, nv);
+	if (r == 0)
+		r = move_process(c, a[0], getpid(), err);
 	if (r < 0)
 		return r;
 	/* The connection is close-on-exec. */
@@ -531,8 +599,10 @@ const struct verb key_verbs[] = {
 	 "Print the values of the KEYs of NAME in canonical form: one 'KEY VALUE' line per KEY,\n"
 	 "or, for one KEY, just its value. --json: an object.",
 	 k_get, NULL},
-	{"ls", 0, 1, "[NAME]", "Print the child cgroups of NAME (default: yours) in any hierarchy, one per line.", k_ls,
-	 NULL},
+	{"ls", 0, 2, "[-r|--recursive] [NAME]",
+	 "Print the child cgroups of NAME (default: yours) in any hierarchy, one per line;\n"
+	 "with -r also theirs, as paths relative to NAME.",
+	 k_ls, check_ls},
 	{"tasks", 0, 3, "[-r|--recursive] [NAME]",
 	 "Print the pids in NAME (default: yours), with -r also those beneath it, one per line.", k_tasks,
 	 check_tasks},
@@ -542,8 +612,10 @@ const struct verb key_verbs[] = {
 	{"move", 1, 2, "NAME [PID]",
 	 "Move process PID (default: cgm's parent, i.e. your shell) into NAME in every hierarchy.", k_move,
 	 check_move},
-	{"exec", 2, INT_MAX, "NAME [--] CMD [ARG...]", "Move cgm itself into NAME, then run CMD in its place.", k_exec,
-	 check_exec},
+	{"exec", 2, INT_MAX, "NAME [KEY=VALUE... --] CMD [ARG...]",
+	 "Create NAME if needed and set the KEYs (as 'new' does), move cgm itself into it,\n"
+	 "then run CMD in its place.",
+	 k_exec, check_exec},
 	{"delete", 1, 3, "[-f|--force] NAME",
 	 "Remove NAME and the cgroups beneath it: without -f only if no task is in them; with -f they are killed first.",
 	 k_delete, check_delete},

@@ -95,7 +95,8 @@ bool key_is_max_word(const char *s)
 	const char *p;
 	int len;
 	trim(s, &p, &len);
-	return word_is(p, len, "max") || word_is(p, len, "unlimited") || word_is(p, len, "-1");
+	/* Not -1: that is how v1 files spell it, and a client should not need to know. */
+	return word_is(p, len, "max") || word_is(p, len, "unlimited");
 }
 
 static int suffix_shift(char c)
@@ -131,7 +132,7 @@ int key_parse_bytes(const char *s, unsigned long long *out, struct err *e)
 		return 0;
 	}
 	if (*p == '-')
-		return err_set(e, ERR_INVALID, "'%.*s' is not a size (sizes cannot be negative; max or -1 means no limit)",
+		return err_set(e, ERR_INVALID, "'%.*s' is not a size (sizes cannot be negative; max means no limit)",
 		               len, start);
 	if (p == end || !isdigit((unsigned char)*p))
 		goto junk;

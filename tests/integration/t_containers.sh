@@ -225,7 +225,14 @@ container_key_api_checks() {
 	in_container "$c" "$CGM" own kjob 1 1
 	expect_owner "$d/kjob" "$((hostuid + 1))" "$((hostuid + 1))"
 	expect_refused "not mapped in your user namespace" in_container "$c" "$CGM" own kjob 4000000 4000000
-	in_container "$c" "$CGM" delete -f kjob
+	# Freeze, thaw and kill what it made; not its own cgroup's freezer, which was set from outside.
+	in_container "$c" "$CGM" freeze kjob
+	expect_eq "$(in_container "$c" "$CGM" get kjob freezer.state)" frozen "freezer.state inside"
+	in_container "$c" "$CGM" thaw kjob
+	expect_refused "your own cgroup" in_container "$c" "$CGM" freeze ""
+	in_container "$c" "$CGM" kill kjob
+	expect_eq "$(in_container "$c" "$CGM" tasks kjob)" "" "tasks of kjob after kill"
+	in_container "$c" "$CGM" delete kjob
 	expect_missing "$d/kjob"
 }
 

@@ -275,3 +275,110 @@ test_keys_per_device_values_take_paths_and_links() {
 	expect_refused "not a block device|block" cgm_root set k_io blkio_throttle_read="/dev/null 1M"
 	cgm_root delete k_io
 }
+
+test_keys_memory_limit_oom_kills_a_hog() {
+	local rc v
+	[ "$(backing memory)" = v1 ] || { echo "memory is not on v1 here; covered by the v2 lane"; return 0; }
+	cgm_root new k_oom memory.limit=32M
+	[ -e "$(sb_path memory)/k_oom/memory.memsw.limit_in_bytes" ] && cgm_root set k_oom swap.limit=0
+	rc=0
+	run_as 0 k_oom python3 -c 'b = bytearray(256 << 20); print(len(b))' >/dev/null 2>&1 || rc=$?
+	expect_eq "$rc" 137 "exit status of a 256 MiB hog under a 32 MiB limit (SIGKILL by the OOM killer)"
+	grep -qx "oom_kill 1" "$(sb_path memory)/k_oom/memory.oom_control" || fail "the kernel counted no OOM kill"
+	v=$(cgm_root get k_oom memory.max_use)
+	[ "$v" -ge $((16 << 20)) ] && [ "$v" -le $((33 << 20)) ] || fail "memory.max_use is $v under a 32 MiB limit"
+	cgm_root delete k_oom
+}
+
+test_keys_pids_limit_stops_a_fork_loop() {
+	local out
+	cgm_root new k_fork pids.limit=10
+	# 30 forks, each child sleeping: the kernel refuses the ones past the limit (python, as shells give up or retry).
+	out=$(run_as 0 k_fork python3 -c '
+import os, sys, time
+kids, refused = [], 0
+for i in range(30):
+    try:
+        pid = os.fork()
+    except OSError:
+        refused += 1
+        continue
+    if pid == 0:
+        time.sleep(2)
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), refused, open(sys.argv[1]).read().strip())
+for k in kids:
+    os.waitpid(k, 0)' "$(sb_path pids)/k_fork/pids.current")
+	expect_eq "$out" "9 21 10" "children, refused forks, pids.current"
+	grep -qE '^max [1-9]' "$(sb_path pids)/k_fork/pids.events" || fail "pids.events: $(cat "$(sb_path pids)/k_fork/pids.events")"
+	cgm_root delete -f k_fork
+}
+
+test_keys_frozen_tree_makes_no_progress() {
+	local pid f=$WORK/frozen.count a b
+	cgm_root new k_prog/inner
+	pid=$(spawn_as 0 k_prog/inner sh -c 'while :; do echo x >>"$0"; sleep 0.02; done' "$f")
+	wait_until 5 test -s "$f" || fail "the counter did not start"
+	cgm_root freeze k_prog
+	a=$(wc -l <"$f"); sleep 0.5; b=$(wc -l <"$f")
+	expect_eq "$b" "$a" "lines written while frozen"
+	cgm_root thaw k_prog
+	sleep 0.3
+	[ "$(wc -l <"$f")" -gt "$b" ] || fail "no progress after thaw"
+	end_pids "$pid"
+	cgm_root delete -f k_prog
+}
+
+test_keys_cpus_allowed_shows_in_the_task() {
+	local pid
+	[ -n "$(backing cpuset)" ] || { echo "no cpuset here"; return 0; }
+	cgm_root new k_cpu
+	pid=$(spawn_sleeper 0 k_cpu)
+	cgm_root set k_cpu cpus_allowed=0
+	expect_eq "$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$pid/status")" 0 "Cpus_allowed_list of a task in k_cpu"
+	expect_eq "$(cgm_root get k_cpu cpus_allowed)" 0 "cpus_allowed"
+	cgm_root set k_cpu cpus_number=0.5
+	expect_eq "$(cgm_root get k_cpu cpus_number)" 0.5 "cpus_number"
+	expect_eq "$(cgm_root get k_cpu cpus_fraction)" 50% "cpus_fraction of one allowed cpu"
+	end_pids "$pid"
+	cgm_root delete k_cpu
+}
+
+test_keys_bad_values_refused_clearly() {
+	local junk v
+	junk=$(head -c 4096 /dev/zero | tr '\0' 'j')
+	cgm_root new k_bad memory.limit=64M
+	for v in -1 1Q 99999999999999999999999 "" "$junk" "1.5" "12 M"; do
+		expect_refused "memory\.limit: " cgm_root set k_bad "memory.limit=$v"
+	done
+	expect_refused "pids.limit: " cgm_root set k_bad pids.limit=-1
+	expect_refused "cpus_allowed: " cgm_root set k_bad cpus_allowed=3-1
+	expect_refused "cpus_fraction: " cgm_root set k_bad cpus_fraction=150%
+	expect_refused "devices_blacklist: " cgm_root set k_bad devices_blacklist="x 1:3 rwm"
+	expect_eq "$(keyfile memory k_bad memory.limit_in_bytes)" 67108864 "limit after refused values"
+	cgm_root delete k_bad
+}
+
+test_keys_privilege_rules_of_every_method_for_a_user() {
+	delegate k_priv "$TEST_UID"
+	cgm_root new k_rootonly
+	# Names stay beneath the caller's own cgroup, for every method.
+	expect_refused "not allowed|refused" cgm_as "$TEST_UID" k_priv get ../k_rootonly pids.limit
+	expect_refused "not allowed|refused" cgm_as "$TEST_UID" k_priv ls ..
+	expect_refused "not allowed|refused" cgm_as "$TEST_UID" k_priv tasks ../k_rootonly
+	expect_refused "not allowed|refused" cgm_as "$TEST_UID" k_priv delete ../k_rootonly
+	# Not what is root's: delete, freeze, chown.
+	expect_refused "owned by uid 0|you are uid" cgm_as "$TEST_UID" "" delete k_rootonly
+	expect_refused "owned by uid 0|you are uid" cgm_as "$TEST_UID" "" freeze k_rootonly
+	expect_refused "you are uid|only root" cgm_as "$TEST_UID" "" own k_priv "$TEST_UID2" "$TEST_UID2"
+	# Its own delegated cgroup's freezer is a limit it was not given; a child it made is its own.
+	expect_refused "owned by uid 0" cgm_as "$TEST_UID" "" freeze k_priv
+	cgm_as "$TEST_UID" k_priv new kid
+	cgm_as "$TEST_UID" "" freeze k_priv/kid
+	cgm_as "$TEST_UID" "" thaw k_priv/kid
+	cgm_as "$TEST_UID" "" delete k_priv/kid
+	for h in $(sb_hierarchies); do expect_exists "$(sb_path "$h")/k_rootonly"; done
+	cgm_root delete k_priv
+	cgm_root delete k_rootonly
+}
