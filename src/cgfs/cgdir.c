@@ -99,6 +99,23 @@ int pidv_push(pidv *p, pid_t pid)
 	return 0;
 }
 
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+void pidv_sort_unique(pidv *p)
+{
+	size_t n = 0;
+	if (p->n)
+		qsort(p->v, p->n, sizeof(pid_t), pid_cmp);
+	for (size_t i = 0; i < p->n; i++)
+		if (n == 0 || p->v[n - 1] != p->v[i])
+			p->v[n++] = p->v[i];
+	p->n = n;
+}
+
 void pidv_free(pidv *p)
 {
 	free(p->v);

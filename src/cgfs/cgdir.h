@@ -31,6 +31,8 @@ typedef struct {
 	size_t n, cap;
 } pidv;
 int pidv_push(pidv *p, pid_t pid);
+/* Sorted ascending, each pid once. */
+void pidv_sort_unique(pidv *p);
 void pidv_free(pidv *p);
 
 /* Appends the pids of cgroup.procs. */

@@ -24,3 +24,28 @@ int reply_error(sd_bus_message *m, const struct err *e)
 {
 	return sd_bus_reply_method_errorf(m, dbus_error_name(e->kind), "%s", e->msg[0] ? e->msg : "request failed");
 }
+
+int reply_pids(sd_bus_message *m, const pidv *p)
+{
+	sd_bus_message *reply = NULL;
+	int r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append_array(reply, 'i', p->v, p->n * sizeof(pid_t));
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+int reply_strv(sd_bus_message *m, const strv *s)
+{
+	sd_bus_message *reply = NULL;
+	char *empty[] = {NULL};
+	int r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append_strv(reply, s->v ? s->v : empty);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}

@@ -1,4 +1,4 @@
-/* ops errors as D-Bus errors: a name a program can test, the message as ops worded it. */
+/* Replies: ops errors as D-Bus errors (a name a program can test, the message as ops worded it), and lists. */
 #pragma once
 #include <systemd/sd-bus.h>
 
@@ -6,3 +6,9 @@
 
 const char *dbus_error_name(enum err_kind kind);
 int reply_error(sd_bus_message *m, const struct err *e);
+
+#include "cgfs/cgdir.h"
+#include "util/strv.h"
+
+int reply_strv(sd_bus_message *m, const strv *s);
+int reply_pids(sd_bus_message *m, const pidv *p);

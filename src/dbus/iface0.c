@@ -160,18 +160,6 @@ static int m_remove(sd_bus_message *m, void *u, sd_bus_error *ret)
 	return sd_bus_reply_method_return(m, "i", existed);
 }
 
-static int reply_pids(sd_bus_message *m, const pidv *p)
-{
-	sd_bus_message *reply = NULL;
-	int r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append_array(reply, 'i', p->v, p->n * sizeof(pid_t));
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
-}
-
 static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive)
 {
 	const char *ctrl, *cg;
@@ -198,19 +186,6 @@ static int m_get_tasks_recursive(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	(void)ret;
 	return get_tasks(m, u, true);
-}
-
-static int reply_strv(sd_bus_message *m, const strv *s)
-{
-	sd_bus_message *reply = NULL;
-	char *empty[] = {NULL};
-	int r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append_strv(reply, s->v ? s->v : empty);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
 }
 
 static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)

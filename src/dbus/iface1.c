@@ -38,19 +38,6 @@ static int reply_kvv(sd_bus_message *m, const kvv *k)
 	return r;
 }
 
-static int reply_strv1(sd_bus_message *m, const strv *s)
-{
-	sd_bus_message *reply = NULL;
-	char *empty[] = {NULL};
-	int r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append_strv(reply, s->v ? s->v : empty);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
-}
-
 static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	strv names = {0}, versions = {0};
@@ -183,7 +170,7 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int r = sd_bus_message_read(m, "s", &name);
 	(void)ret;
 	if (r >= 0)
-		r = ops1_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv1(m, &out);
+		r = ops1_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
 	strv_free(&out);
 	return r;
 }
@@ -195,21 +182,11 @@ static int m_list_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int recursive;
 	pidv pids = {0};
 	struct err e = {0};
-	sd_bus_message *reply = NULL;
 	int r = sd_bus_message_read(m, "sb", &name, &recursive);
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops1_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0) {
-		r = reply_error(m, &e);
-	} else {
-		r = sd_bus_message_new_method_return(m, &reply);
-		if (r >= 0)
-			r = sd_bus_message_append_array(reply, 'i', pids.v, pids.n * sizeof(pid_t));
-		if (r >= 0)
-			r = sd_bus_send(NULL, reply, NULL);
-	}
-	sd_bus_message_unref(reply);
+	r = ops1_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0 ? reply_error(m, &e) : reply_pids(m, &pids);
 	pidv_free(&pids);
 	return r;
 }
@@ -229,64 +206,49 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	return sd_bus_reply_method_return(m, "");
 }
 
-static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
+/* The methods that take a name and one integer (an fd, a pid, a flag or a signal) and answer nothing. */
+typedef int (*name_int_op)(struct ops *o, const struct requester *r, const char *name, int arg, struct err *e);
+
+static int name_and_int(sd_bus_message *m, struct conn *c, const char *sig, name_int_op op)
 {
-	struct conn *c = u;
 	const char *name;
-	int pidfd;
+	int arg;
 	struct err e = {0};
-	int r = sd_bus_message_read(m, "sh", &name, &pidfd);
-	(void)ret;
+	int r = sd_bus_message_read(m, sig, &name, &arg);
 	if (r < 0)
 		return r;
-	if (ops1_move(OPS(c), &c->req, name, pidfd, &e) < 0)
+	if (op(OPS(c), &c->req, name, arg, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
+}
+
+static int op_delete(struct ops *o, const struct requester *r, const char *name, int force, struct err *e)
+{
+	return ops1_delete(o, r, name, force != 0, e);
+}
+
+static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	(void)ret;
+	return name_and_int(m, u, "sh", ops1_move);
 }
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
-	int pid;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "si", &name, &pid);
 	(void)ret;
-	if (r < 0)
-		return r;
-	if (ops1_move_pid(OPS(c), &c->req, name, pid, &e) < 0)
-		return reply_error(m, &e);
-	return sd_bus_reply_method_return(m, "");
+	return name_and_int(m, u, "si", ops1_move_pid);
 }
 
 static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
-	int force;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "sb", &name, &force);
 	(void)ret;
-	if (r < 0)
-		return r;
-	if (ops1_delete(OPS(c), &c->req, name, force, &e) < 0)
-		return reply_error(m, &e);
-	return sd_bus_reply_method_return(m, "");
+	return name_and_int(m, u, "sb", op_delete);
 }
 
 static int m_kill(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
-	int sig;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "si", &name, &sig);
 	(void)ret;
-	if (r < 0)
-		return r;
-	if (ops1_kill(OPS(c), &c->req, name, sig, &e) < 0)
-		return reply_error(m, &e);
-	return sd_bus_reply_method_return(m, "");
+	return name_and_int(m, u, "si", ops1_kill);
 }
 
 static int freeze(sd_bus_message *m, struct conn *c, bool frozen)

@@ -75,29 +75,17 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	return rc;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 int ops_get_tasks(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
                   bool recursive, pidv *out, struct err *e)
 {
 	struct list_args a = {.name = cgroup, .pids = out, .recursive = recursive};
 	struct hierarchy *h;
-	size_t n = 0;
 
 	/* GetTasks takes one controller; GetTasksRecursive also a list or "all" (as in 0.42). */
 	if (!recursive && select_one(o, controller, &h, e) < 0)
 		return -1;
 	if (for_each_hierarchy(o, r, controller, tasks_in, &a, e) < 0)
 		return -1;
-	if (out->n)
-		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
-	for (size_t i = 0; i < out->n; i++)
-		if (n == 0 || out->v[n - 1] != out->v[i])
-			out->v[n++] = out->v[i];
-	out->n = n;
+	pidv_sort_unique(out);
 	return 0;
 }

@@ -99,25 +99,13 @@ static int tasks_of(struct ops *o, const struct requester *r, const struct hiera
 	return ops_get_tasks(o, r, h->name, name, a->recursive, a->out, e);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
                     struct err *e)
 {
 	struct tasks_arg a = {out, recursive};
-	size_t n = 0;
 	if (each_existing(o, r, name, tasks_of, &a, e) < 0)
 		return -1;
-	if (out->n)
-		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
-	for (size_t i = 0; i < out->n; i++)
-		if (n == 0 || out->v[n - 1] != out->v[i])
-			out->v[n++] = out->v[i];
-	out->n = n;
+	pidv_sort_unique(out);
 	return 0;
 }
 
@@ -143,8 +131,7 @@ int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, 
 			out->v[n++] = theirs[level];
 	}
 	out->n = n;
-	if (out->n)
-		qsort(out->v, out->n, sizeof(pid_t), pid_cmp);
+	pidv_sort_unique(out);
 	return 0;
 }
 
