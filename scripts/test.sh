@@ -8,12 +8,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 
-passed=0 failed=0
-count() { # count LOGFILE: adds its PASS/FAIL lines to the totals
-	local p f
+passed=0 failed=0 skipped=0
+count() { # count LOGFILE: adds its PASS/FAIL/SKIP lines to the totals
+	local p f s
 	p=$(grep -c '^PASS ' "$1")
 	f=$(grep -c '^FAIL ' "$1")
-	passed=$((passed + p)) failed=$((failed + f))
+	s=$(grep -c '^SKIP ' "$1")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 step() { # step NAME CMD...: a build step counts as one case
 	if "${@:2}" >"$tmp/step.log" 2>&1; then
@@ -46,5 +47,5 @@ for b in build build-asan; do
 	count "$tmp/int.log"
 	grep -q '^PASS' "$tmp/int.log" || { failed=$((failed + 1)); echo "FAIL $lane: integration suite ran nothing"; tail -20 "$tmp/int.log"; }
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
 [ "$failed" = 0 ]

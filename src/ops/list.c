@@ -4,6 +4,7 @@
 
 #include "cgfs/proc.h"
 #include "ops/each.h"
+#include "ops/unified.h"
 #include "util/cleanup.h"
 
 static int open_listable(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
@@ -30,9 +31,15 @@ static int children_in(struct ops *o, const struct requester *r, const struct pr
 {
 	struct list_args *a = arg;
 	struct target t = {.req_fd = -1, .fd = -1};
+	strv kids = {0};
 	int rc = open_listable(o, r, pc, h, a->name, "", &t, e);
-	if (rc == 0 && (rc = cgdir_children(t.fd, a->children)) < 0)
+	if (rc == 0 && (rc = cgdir_children(t.fd, &kids)) < 0)
 		rc = err_errno(e, -rc, "cannot list %s", t.what);
+	/* A cgroup2 task leaf is its parent's, not a child of its own. */
+	for (size_t i = 0; rc == 0 && i < kids.n; i++)
+		if (!(h->unified && unified_is_leaf(kids.v[i])) && strv_push(a->children, kids.v[i]) < 0)
+			rc = err_set(e, ERR_LIMIT, "out of memory");
+	strv_free(&kids);
 	target_close(&t);
 	return rc;
 }
@@ -51,6 +58,11 @@ static int collect_procs(int fd, bool recursive, pidv *out)
 {
 	strv kids = {0};
 	int r = cgdir_procs(fd, out);
+	if (r >= 0 && !recursive) {
+		_cleanup_close_ int leaf = cgdir_open_beneath(fd, UNIFIED_LEAF);
+		if (leaf >= 0)
+			r = cgdir_procs(leaf, out);
+	}
 	if (r < 0 || !recursive)
 		return r == -ENOENT ? 0 : r;
 	r = cgdir_children(fd, &kids);

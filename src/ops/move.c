@@ -11,6 +11,7 @@
 #include "cgfs/proc.h"
 #include "ops/identity.h"
 #include "ops/resolve.h"
+#include "ops/unified.h"
 #include "util/cleanup.h"
 
 /* The task named by pid, pinned so that its facts and the move concern one process. */
@@ -170,7 +171,10 @@ static int move_victim(struct ops *o, const struct requester *r, const char *con
 	}
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
 	for (int i = 0; i < n; i++) {
-		int wr = cgdir_write(t[i].fd, "cgroup.procs", pidstr);
+		_cleanup_close_ int procs = -1;
+		int wr = unified_procs_fd(&t[i], &procs);
+		if (wr == 0)
+			wr = cgdir_write(procs, "cgroup.procs", pidstr);
 		if (wr < 0) {
 			err_errno(e, -wr, "cannot move pid %d into %s", (int)v->pid, t[i].what);
 			goto out;

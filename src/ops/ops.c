@@ -56,8 +56,18 @@ void ops_free(struct ops *o)
 
 int ops_list_controllers(struct ops *o, strv *out, struct err *e)
 {
-	for (size_t i = 0; i < o->hs.n; i++)
-		if (strv_push(out, o->hs.h[i].name) < 0)
+	for (size_t i = 0; i < o->hs.n; i++) {
+		const struct hierarchy *h = &o->hs.h[i];
+		if (strv_push(out, h->name) < 0)
 			return err_set(e, ERR_LIMIT, "out of memory");
+		/* cgroup2's controllers by name, as 0.42 clients look for them, where no v1 hierarchy has them. */
+		for (size_t j = 0; h->unified && j < h->controllers.n; j++) {
+			struct hierarchy *sel[o->hs.n];
+			struct err ignored;
+			if (hierarchies_select(&o->hs, h->controllers.v[j], sel, &ignored) == 1 && sel[0] == h &&
+			    strv_push(out, h->controllers.v[j]) < 0)
+				return err_set(e, ERR_LIMIT, "out of memory");
+		}
+	}
 	return 0;
 }

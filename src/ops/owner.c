@@ -6,6 +6,7 @@
 
 #include "ops/each.h"
 #include "ops/quota.h"
+#include "ops/unified.h"
 
 struct chown_args {
 	const char *name;
@@ -90,7 +91,8 @@ static int chmod_in(struct ops *o, const struct requester *r, const struct proc_
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1;
 
-	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0 || target_owner(&t, a->file, &file, e) < 0)
+	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0 ||
+	    (*a->file && unified_prepare_file(o, r, &t, a->file, e) < 0) || target_owner(&t, a->file, &file, e) < 0)
 		goto out;
 	snprintf(what, sizeof(what), "%s%s%s", t.what, *a->file ? " " : "", a->file);
 	if (!policy_may_chmod(&r->cred, &file, a->mode, what, why)) {

@@ -7,6 +7,7 @@
 
 #include "ops/each.h"
 #include "ops/release.h"
+#include "ops/unified.h"
 #include "util/cleanup.h"
 
 /* The parent of t, whose write permission governs removing t, and t's last component. */
@@ -111,6 +112,9 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	}
 	if (check_removable(r, &t, &pfd, &base, false, e) < 0)
 		goto out;
+	/* An empty task leaf goes with its cgroup: it was the daemon's doing, not a child the requester made. */
+	if (h->unified)
+		unlinkat(t.fd, UNIFIED_LEAF, AT_REMOVEDIR);
 	if (a->recursive) {
 		rc = remove_tree_checked(r, t.what, pfd, base, e);
 	} else if (unlinkat(pfd, base, AT_REMOVEDIR) < 0) {

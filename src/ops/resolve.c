@@ -1,4 +1,5 @@
 #include "ops/resolve.h"
+#include "ops/unified.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +68,8 @@ int rel_within_root(const struct hierarchy *h, const char *path, char rel[CGNAME
 	if (strlen(rest) >= CGNAME_MAX)
 		return -1;
 	strcpy(rel, rest);
+	if (h->unified)
+		unified_strip_leaf(rel);
 	return 0;
 }
 

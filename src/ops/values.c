@@ -7,6 +7,7 @@
 #include "cgfs/idmap.h"
 #include "cgfs/proc.h"
 #include "ops/resolve.h"
+#include "ops/unified.h"
 #include "util/cleanup.h"
 
 /* The one cgroup a single-controller call names, opened, with the requester's cgroups read. */
@@ -84,7 +85,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
-	if (target_owner(&t, key, &file, e) < 0)
+	if (unified_prepare_file(o, r, &t, key, e) < 0 || target_owner(&t, key, &file, e) < 0)
 		goto out;
 	if (!S_ISREG(file.mode)) {
 		err_set(e, ERR_INVALID, "%s is not a file", what);

@@ -6,6 +6,7 @@
 
 #include "cgfs/devices_bpf.h"
 #include "ops/key_ctx.h"
+#include "ops/unified.h"
 
 int kvv_push(kvv *k, const char *key, char *value_taken)
 {
@@ -68,7 +69,7 @@ static int check_step(struct key_ctx *k, struct step *s, struct err *e)
 	snprintf(what, sizeof(what), "%s %s", s->t->what, s->w->file ? s->w->file : "device program");
 	if (policy_is_task_or_agent_file(file))
 		return err_set(e, ERR_ACCESS, "%s: %s is a task or agent file", s->key, what);
-	if (target_owner(s->t, file, &own, e) < 0) {
+	if ((s->w->file && unified_prepare_file(k->o, r, s->t, file, e) < 0) || target_owner(s->t, file, &own, e) < 0) {
 		if (e->kind == ERR_NOT_FOUND)
 			return err_set(e, ERR_NOT_SUPPORTED, "%s: %s has no %s, so this kernel or this cgroup offers no such "
 			               "setting here (a cgroup2 controller must be enabled in the parent's cgroup.subtree_control)",

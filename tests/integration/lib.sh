@@ -26,14 +26,19 @@ _mount_of() {
 			if (hit) { print $5, $4; exit } } }' /proc/self/mountinfo
 }
 
-# sb_path NAME: the sandbox directory of the hierarchy named as cgm names it.
+# sb_path NAME: the sandbox directory of the hierarchy named as cgm names it. On a pure cgroup2 host
+# every controller name is the one hierarchy.
 sb_path() {
 	local e
 	for e in "${SB_DIRS[@]}"; do
 		[ "${e%%|*}" = "$1" ] && { echo "${e#*|}"; return 0; }
 	done
+	if pure_v2; then sb_path unified; return; fi
 	return 1
 }
+
+# pure_v2: the only hierarchy is cgroup2.
+pure_v2() { [ "${#SB_DIRS[@]}" = 1 ] && [ "${SB_DIRS[0]%%|*}" = unified ]; }
 
 sb_hierarchies() { local e; for e in "${SB_DIRS[@]}"; do echo "${e%%|*}"; done; }
 
@@ -81,11 +86,16 @@ sandbox_destroy() {
 	[ -n "$WORK" ] && rm -rf "$WORK"
 }
 
-# Writes pid into cgroup REL (relative to the sandbox) of every hierarchy.
+# Writes pid into cgroup REL (relative to the sandbox) of every hierarchy. On cgroup2 a cgroup whose
+# children have controllers holds its tasks in its leaf, .leaf, as the daemon does (ops/unified.h).
 _enter() {
 	local pid=$1 rel=$2 e d
 	for e in "${SB_DIRS[@]}"; do
 		d=${e#*|}${rel:+/$rel}
+		if [ "${e%%|*}" = unified ] && [ -n "$(cat "$d/cgroup.subtree_control" 2>/dev/null)" ]; then
+			mkdir -p "$d/.leaf" && chown "$(stat -c %u:%g "$d")" "$d/.leaf" "$d/.leaf/cgroup.procs" || return 1
+			d=$d/.leaf
+		fi
 		echo "$pid" >"$d/cgroup.procs" || return 1
 	done
 }

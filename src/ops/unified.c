@@ -1,0 +1,202 @@
+#include "ops/unified.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+
+/* Files of cgroup2's core, which every cgroup has whatever its parent enables. */
+static bool is_core_file(const char *file)
+{
+	static const char *const core[] = {"cgroup.", "cpu.stat", "cpu.pressure", "memory.pressure", "io.pressure",
+	                                   "irq.pressure"};
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (strncmp(file, core[i], strlen(core[i])) == 0)
+			return true;
+	return false;
+}
+
+void unified_strip_leaf(char *rel)
+{
+	size_t n = strlen(rel), l = strlen(UNIFIED_LEAF);
+	if (strcmp(rel, UNIFIED_LEAF) == 0)
+		rel[0] = '\0';
+	else if (n > l && rel[n - l - 1] == '/' && strcmp(rel + n - l, UNIFIED_LEAF) == 0)
+		rel[n - l - 1] = '\0';
+}
+
+bool unified_is_leaf(const char *name)
+{
+	return strcmp(name, UNIFIED_LEAF) == 0;
+}
+
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+/* The leaf of cgroup fd, made if missing and given to the cgroup's owner, who may move its tasks in and out. */
+static int leaf_open(int fd, int *out)
+{
+	struct stat st;
+	int r;
+	if (mkdirat(fd, UNIFIED_LEAF, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if ((*out = cgdir_open_beneath(fd, UNIFIED_LEAF)) < 0)
+		return *out;
+	if (fstat(fd, &st) < 0 || (st.st_uid != 0 || st.st_gid != 0 ? (r = cgdir_chown_all(*out, st.st_uid, st.st_gid))
+	                                                              : (r = 0)) < 0) {
+		r = -errno;
+		close(*out);
+		return r;
+	}
+	return 0;
+}
+
+/* Moves every task of fd into its leaf; returns how many were moved, or -errno. */
+static int evict_tasks(int fd)
+{
+	pidv pids = {0};
+	_cleanup_close_ int leaf = -1;
+	int r = cgdir_procs(fd, &pids), moved = 0;
+	if (r < 0 || pids.n == 0) {
+		pidv_free(&pids);
+		return r;
+	}
+	if ((r = leaf_open(fd, &leaf)) < 0) {
+		pidv_free(&pids);
+		return r;
+	}
+	for (size_t i = 0; i < pids.n; i++) {
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)pids.v[i]);
+		/* A task that exited meanwhile is no longer in the way. */
+		if ((r = cgdir_write(leaf, "cgroup.procs", pid)) < 0 && r != -ESRCH)
+			break;
+		moved++;
+		r = 0;
+	}
+	pidv_free(&pids);
+	return r < 0 ? r : moved;
+}
+
+/*
+ * The controller's new files in each child of fd are root's, as the daemon
+ * wrote subtree_control: hand them to whom the child's other files belong
+ * (the delegated ones to the owner of its cgroup.procs, the limits to its
+ * creator), as if the kernel had made them with the cgroup.
+ */
+static void give_new_files(const struct ops *o, int fd, const char *ctrl)
+{
+	const char *const *kernel_list = o->have_delegate_list ? (const char *const *)o->delegate_files.v : NULL;
+	strv kids = {0};
+	size_t n = strlen(ctrl);
+	cgdir_children(fd, &kids);
+	for (size_t i = 0; i < kids.n; i++) {
+		_cleanup_close_ int kid = cgdir_open_beneath(fd, kids.v[i]);
+		struct stat limits, procs;
+		strv files = {0};
+		if (kid < 0 || cgdir_stat(kid, "cgroup.max.depth", &limits) < 0 || cgdir_stat(kid, "cgroup.procs", &procs) < 0)
+			continue;
+		cgdir_files(kid, &files);
+		for (size_t j = 0; j < files.n; j++) {
+			const char *f = files.v[j];
+			if (strncmp(f, ctrl, n) != 0 || f[n] != '.')
+				continue;
+			const struct stat *owner = policy_is_delegated_file(f, true, kernel_list) ? &procs : &limits;
+			if (owner->st_uid != 0 || owner->st_gid != 0)
+				fchownat(kid, f, owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW);
+		}
+		strv_free(&files);
+	}
+	strv_free(&kids);
+}
+
+/* Enables ctrl in the subtree_control of the cgroup rel (relative to h's root), moving its tasks aside first. */
+static int enable_in(const struct ops *o, const struct hierarchy *h, const char *rel, const char *ctrl, struct err *e)
+{
+	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
+	_cleanup_free_ char *have = NULL, *type = NULL;
+	char plus[64], what[WHAT_MAX];
+	int r;
+
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	if (fd < 0)
+		return err_errno(e, -fd, "cannot open %s", what);
+	if ((r = cgdir_read(fd, "cgroup.subtree_control", &have)) < 0)
+		return err_errno(e, -r, "cannot read %s cgroup.subtree_control", what);
+	if (word_in(have, ctrl))
+		return 0;
+	/* "domain threaded" and "threaded" are a threaded subtree's; "domain invalid" sits inside one. */
+	if (cgdir_read(fd, "cgroup.type", &type) == 0 && strcmp(type, "domain\n") != 0 && strcmp(type, "domain") != 0)
+		return err_set(e, ERR_NOT_SUPPORTED, "%s is part of a threaded subtree (cgroup.type %.*s); cgmanager does not "
+		               "manage threaded subtrees", what, (int)strcspn(type, "\n"), type);
+	snprintf(plus, sizeof(plus), "+%s", ctrl);
+	/* A task may arrive between the move and the write: the kernel says EBUSY, and the tasks move again. */
+	for (int attempt = 0; attempt < 5; attempt++) {
+		bool is_root = strcmp(h->root_path, "/") == 0 && rel[0] == '\0'; /* cgroup2's root may hold tasks */
+		if (!is_root && (r = evict_tasks(fd)) < 0)
+			return err_errno(e, -r, "cannot move the tasks of %s into its leaf %s", what, UNIFIED_LEAF);
+		if ((r = cgdir_write(fd, "cgroup.subtree_control", plus)) == 0) {
+			give_new_files(o, fd, ctrl);
+			return 0;
+		}
+		if (r != -EBUSY)
+			break;
+	}
+	return err_errno(e, -r, "cannot enable %s in %s cgroup.subtree_control", ctrl, what);
+}
+
+int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
+                         struct err *e)
+{
+	char ctrl[64], why[POLICY_WHY_MAX];
+	struct stat st;
+	struct owner limits;
+	size_t n = strcspn(file, ".");
+
+	if (!t->h->unified || t->rel[0] == '\0' || is_core_file(file) || n == 0 || n >= sizeof(ctrl) || !file[n])
+		return 0;
+	memcpy(ctrl, file, n);
+	ctrl[n] = '\0';
+	if (!strv_contains(&t->h->controllers, ctrl) || cgdir_stat(t->fd, file, &st) == 0)
+		return 0;
+	/* Only one who may set t's limits makes their files appear. */
+	if (target_owner(t, "cgroup.max.depth", &limits, e) < 0)
+		return -1;
+	if (!policy_may_set_value(&r->cred, &limits, file, false, strcmp(t->rel, t->req_rel) == 0, t->what, why))
+		return err_set(e, ERR_ACCESS, "%s", why);
+	/* Top-down: the daemon's root first, t's parent last. */
+	char anc[CGNAME_MAX] = "";
+	const char *rest = t->rel;
+	for (;;) {
+		if (enable_in(o, t->h, anc, ctrl, e) < 0)
+			return -1;
+		size_t len = strcspn(rest, "/");
+		if (rest[len] == '\0')
+			break; /* what remains is t's own name */
+		char next[CGNAME_MAX];
+		snprintf(next, sizeof(next), "%s%s%.*s", anc, *anc ? "/" : "", (int)len, rest);
+		memcpy(anc, next, sizeof(anc));
+		rest += len + 1;
+	}
+	return 0;
+}
+
+int unified_procs_fd(const struct target *t, int *fd)
+{
+	_cleanup_free_ char *sub = NULL;
+	if (t->h->unified && cgdir_read(t->fd, "cgroup.subtree_control", &sub) == 0 && sub[0] && sub[0] != '\n')
+		return leaf_open(t->fd, fd);
+	*fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 3);
+	return *fd < 0 ? -errno : 0;
+}

@@ -1,0 +1,111 @@
+# Pure cgroup v2 (the lane "v2": tests/v2/in-vm.sh in a cgroup_no_v1=all VM). Elsewhere these are skipped:
+# run.sh runs test_v2_* only where the only hierarchy is cgroup2.
+
+V2_USER=$((TEST_UID2 + 2))
+
+test_v2_delegation_to_a_user_and_what_it_may_do_directly() {
+	local d u=$V2_USER f
+	d=$(sb_path unified)/v2_del
+	cgm_root create all v2_del
+	cgm_root setvalue unified v2_del memory.max 256M
+	cgm_root chown all v2_del "$u" "$u"
+	# The directory and what /sys/kernel/cgroup/delegate lists are handed over; the limits stay root's.
+	expect_owner "$d" "$u" "$u"
+	for f in $(cat /sys/kernel/cgroup/delegate); do [ -e "$d/$f" ] && { expect_owner "$d/$f" "$u" "$u" || return 1; }; done
+	expect_owner "$d/memory.max" 0 0
+	# Directly on cgroupfs, as the kernel allows a delegatee: children, their controllers and limits.
+	run_as "$u" "" sh -c 'mkdir "$0/kid" && echo +memory >"$0/cgroup.subtree_control" && echo 32M >"$0/kid/memory.max"' "$d" ||
+		fail "the delegatee could not set up its subtree directly"
+	expect_eq "$(cat "$d/kid/memory.max")" 33554432 "kid's memory.max written by the delegatee"
+	run_as "$u" "" sh -c 'echo 1G >"$0/memory.max"' "$d" 2>/dev/null && fail "the delegatee raised its own limit"
+	# The same through the daemon.
+	cgm_as "$u" "" create all v2_del/kid2
+	cgm_as "$u" "" setvalue memory v2_del/kid2 memory.max 16M
+	expect_eq "$(cat "$d/kid2/memory.max")" 16777216 "kid2's memory.max through the daemon"
+	expect_refused "owned by uid 0" cgm_as "$u" "" setvalue memory v2_del memory.max 1G
+	expect_eq "$(cat "$d/memory.max")" 268435456 "the delegated cgroup's own limit"
+	cgm_root remove all v2_del
+}
+
+test_v2_controllers_enabled_top_down_and_tasks_kept_in_a_leaf() {
+	local d pid
+	d=$(sb_path unified)
+	cgm_root create all v2_td/a/b
+	pid=$(spawn_sleeper 0 v2_td/a)
+	# Setting a limit on v2_td/a/b enables memory from the daemon's root down to v2_td/a ...
+	cgm_root setvalue memory v2_td/a/b memory.max 64M
+	expect_eq "$(cat "$d/v2_td/a/b/memory.max")" 67108864 "memory.max"
+	grep -qw memory "$d/cgroup.subtree_control" || fail "memory not enabled in the daemon's root"
+	grep -qw memory "$d/v2_td/cgroup.subtree_control" || fail "memory not enabled in v2_td"
+	grep -qw memory "$d/v2_td/a/cgroup.subtree_control" || fail "memory not enabled in v2_td/a"
+	# ... whose task moved into its leaf, which every answer hides.
+	grep -qx "$pid" "$d/v2_td/a/.leaf/cgroup.procs" || fail "the task of v2_td/a is not in its leaf"
+	expect_eq "$(cgm_root getpidcgroup unified "$pid")" v2_td/a "the task's cgroup, as answered"
+	expect_eq "$(cgm_root gettasks unified v2_td/a)" "$pid" "gettasks of v2_td/a"
+	expect_eq "$(cgm_root listchildren unified v2_td/a)" b "children of v2_td/a"
+	# Moving a task into a cgroup whose children have controllers puts it in the leaf as well.
+	cgm_root movepid unified v2_td "$pid"
+	grep -qx "$pid" "$d/v2_td/.leaf/cgroup.procs" || fail "a task moved into v2_td is not in its leaf"
+	end_pids "$pid"
+	wait_until 2 sh -c "[ -z \"\$(cat '$d/v2_td/.leaf/cgroup.procs')\" ]"
+	cgm_root remove unified v2_td
+	expect_missing "$d/v2_td"
+}
+
+test_v2_threaded_subtrees_refused_clearly() {
+	local d
+	d=$(sb_path unified)
+	cgm_root create all v2_thr/t
+	echo threaded >"$d/v2_thr/t/cgroup.type"
+	cgm_root create all v2_thr/t/x
+	expect_refused "threaded" cgm_root setvalue memory v2_thr/t/x memory.max 1M
+	cgm_root remove all v2_thr
+}
+
+test_v2_cpus_number_throttles_a_busy_loop() {
+	local pid n
+	cgm_root new v2_cpu cpus_number=0.1
+	expect_eq "$(cat "$(sb_path unified)/v2_cpu/cpu.max")" "10000 100000" "cpu.max"
+	pid=$(spawn_as 0 v2_cpu sh -c 'while :; do :; done')
+	sleep 1.5
+	n=$(awk '$1 == "nr_throttled" {print $2}' "$(sb_path unified)/v2_cpu/cpu.stat")
+	[ "${n:-0}" -gt 0 ] || fail "nr_throttled is '$n' after 1.5 s of a busy loop under cpus_number=0.1"
+	end_pids "$pid"
+	cgm_root delete -f v2_cpu
+}
+
+test_v2_blkio_throttle_write_slows_a_writer() {
+	local img dev t0 t1 ms
+	img=$WORK/v2.img
+	truncate -s 64M "$img"
+	dev=$(losetup -f --show "$img") || { fail "no loop device"; return 1; }
+	cgm_root new v2_io blkio_throttle_write="$dev 1M"
+	expect_eq "$(cgm_root get v2_io blkio_throttle_write)" "$(tr -d '\n' </sys/block/${dev#/dev/}/dev) 1048576" "blkio_throttle_write"
+	t0=$(now_ms)
+	run_as 0 v2_io dd if=/dev/zero of="$dev" bs=64k count=32 oflag=direct status=none
+	t1=$(now_ms)
+	ms=$((t1 - t0))
+	losetup -d "$dev"
+	[ "$ms" -ge 1500 ] || fail "2 MiB at 1 MiB/s took $ms ms"
+	cgm_root delete v2_io
+}
+
+test_v2_devices_blacklist_is_a_bpf_program() {
+	cgm_root new v2_dev devices_blacklist="c 1:5 rwm"
+	expect_eq "$(cgm_root get v2_dev devices_list)" "c 1:5 rwm deny" "devices_list"
+	run_as 0 v2_dev head -c1 /dev/null || fail "/dev/null was denied too"
+	run_as 0 v2_dev head -c1 /dev/zero >/dev/null 2>&1 && fail "/dev/zero was not denied"
+	cgm_root set v2_dev devices_blacklist=/dev/null
+	run_as 0 v2_dev sh -c ': </dev/null' 2>/dev/null && fail "/dev/null was not denied by path"
+	cgm_root delete v2_dev
+}
+
+test_v2_listcontrollers_names_what_cgroup_controllers_offers() {
+	local c
+	for c in $(cat "$(sb_path unified)/cgroup.controllers"); do
+		cgm_root listcontrollers | grep -qx "$c" || fail "listcontrollers lacks $c"
+	done
+	cgm_root create memory v2_lc
+	expect_exists "$(sb_path unified)/v2_lc"
+	cgm_root remove memory v2_lc
+}
