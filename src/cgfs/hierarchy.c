@@ -247,6 +247,10 @@ static int hierarchy_from_self(struct hierarchy *h, const char *line)
 	} else if (sscanf(line, "0::%4095[^\n]", path) == 1) {
 		h->id = 0;
 		h->unified = true;
+		/* Started among the tasks a cgroup2 parent keeps in its leaf (ops/unified.h): the parent is the root. */
+		size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);
+		if (n > l + 1 && path[n - l - 1] == '/' && strcmp(path + n - l, CGROUP2_TASK_LEAF) == 0)
+			path[n - l - 1] = '\0';
 	} else {
 		return -EINVAL;
 	}

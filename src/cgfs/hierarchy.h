@@ -36,5 +36,8 @@ void hierarchies_free(struct hierarchies *hs);
  */
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e);
 
+/* The leaf child in which a cgroup2 cgroup whose children have controllers keeps its own tasks. */
+#define CGROUP2_TASK_LEAF ".leaf"
+
 /* Where the kernel lists the files a cgroup2 delegatee is handed. */
 extern const char *cgroup2_delegate_list_path;

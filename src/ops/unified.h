@@ -11,7 +11,7 @@
 #pragma once
 #include "ops/resolve.h"
 
-#define UNIFIED_LEAF ".leaf"
+#define UNIFIED_LEAF CGROUP2_TASK_LEAF
 
 /* rel without a last component UNIFIED_LEAF ("a/.leaf" -> "a", ".leaf" -> ""). */
 void unified_strip_leaf(char *rel);

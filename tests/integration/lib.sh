@@ -37,6 +37,22 @@ sb_path() {
 	return 1
 }
 
+# The names a test uses for files and hierarchies that differ between cgroup v1 and a pure cgroup2 host:
+# MLIM, MSOFT the memory limit and soft limit files; MH, PH the hierarchy of memory and of pids as the
+# daemon's messages name it; TASKS a task file other than cgroup.procs that a chown hands over.
+lane_files() {
+	if pure_v2; then
+		MLIM=memory.max MSOFT=memory.low MH=unified PH=unified TASKS=cgroup.threads PURE_V2=1
+	else
+		MLIM=memory.limit_in_bytes MSOFT=memory.soft_limit_in_bytes MH=memory PH=pids TASKS=tasks PURE_V2=
+	fi
+}
+
+# has_hierarchy NAME: the host has that hierarchy itself (not as a name of cgroup2's).
+has_hierarchy() { local e; for e in "${SB_DIRS[@]}"; do [ "${e%%|*}" = "$1" ] && return 0; done; return 1; }
+# multi_hierarchy: controllers live in more than one hierarchy, as on a v1 or hybrid host.
+multi_hierarchy() { ! pure_v2; }
+
 # pure_v2: the only hierarchy is cgroup2.
 pure_v2() { [ "${#SB_DIRS[@]}" = 1 ] && [ "${SB_DIRS[0]%%|*}" = unified ]; }
 
@@ -57,6 +73,14 @@ sandbox_create() {
 			cat "$(dirname "$d")/cpuset.mems" >"$d/cpuset.mems"
 		fi
 	done </proc/self/cgroup
+	lane_files
+	# On a pure cgroup2 host the sandbox hands every controller it has to its children, before any task
+	# is in it, as a service manager does for the cgroup it delegates.
+	if pure_v2; then
+		for c in $(cat "$(sb_path unified)/cgroup.controllers"); do
+			echo "+$c" >"$(sb_path unified)/cgroup.subtree_control" || return 1
+		done
+	fi
 	WORK=$(mktemp -d /tmp/cgm-test.XXXXXX)
 	chmod 755 "$WORK"
 	SOCK=$WORK/sock
@@ -212,9 +236,12 @@ end_pids() {
 }
 
 # expect_in_cgroup PID HIERARCHY REL: PID is listed in cgroup.procs of sandbox cgroup REL of HIERARCHY.
+# On cgroup2 a task may be in REL's leaf, which is REL for every answer of the daemon.
 expect_in_cgroup() {
-	local f; f=$(sb_path "$2")${3:+/$3}/cgroup.procs
-	grep -qx "$1" "$f" || fail "pid $1 is not in $2:/$3 (its cgroup.procs: $(tr '\n' ' ' <"$f"))"
+	local d f; d=$(sb_path "$2")${3:+/$3}; f=$d/cgroup.procs
+	grep -qx "$1" "$f" && return 0
+	[ -e "$d/.leaf" ] && grep -qx "$1" "$d/.leaf/cgroup.procs" && return 0
+	fail "pid $1 is not in $2:/$3 (its cgroup.procs: $(tr '\n' ' ' <"$f"))"
 }
 
 # expect_mode PATH OCTAL: the permission bits of PATH.

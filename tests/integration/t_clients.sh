@@ -36,8 +36,8 @@ test_client_dbus_send_every_method() {
 	expect_owner "$d/cli_ds" "$TEST_UID" "$TEST_UID2"
 	ds Chmod string:memory string:cli_ds string: int32:$((0750)) >/dev/null
 	expect_mode "$d/cli_ds" 750
-	ds Chmod string:memory string:cli_ds string:memory.soft_limit_in_bytes int32:$((0600)) >/dev/null
-	expect_mode "$d/cli_ds/memory.soft_limit_in_bytes" 600
+	ds Chmod string:memory string:cli_ds string:$MSOFT int32:$((0600)) >/dev/null
+	expect_mode "$d/cli_ds/$MSOFT" 600
 	pid=$(spawn_sleeper 0 "")
 	ds MovePid string:all string:cli_ds/a int32:"$pid" >/dev/null
 	expect_in_cgroup "$pid" memory cli_ds/a
@@ -54,20 +54,21 @@ test_client_dbus_send_every_method() {
 	cli_expect_output 'array \[ string "a" \] $' ds ListChildren string:memory string:cli_ds
 	cli_expect_output "struct \{ string \"cgroup.procs\" uint32 $TEST_UID uint32 $TEST_UID2 uint32 33188 \}" \
 		ds ListKeys string:memory string:cli_ds
-	cli_expect_output 'struct \{ string "memory.soft_limit_in_bytes" uint32 0 uint32 0 uint32 33152 \}' \
+	cli_expect_output "struct \\{ string \"$MSOFT\" uint32 0 uint32 0 uint32 33152 \\}" \
 		ds ListKeys string:memory string:cli_ds
-	cli_expect_output 'string "name=systemd".*string "unified"|string "unified".*string "name=systemd"' ds ListControllers
+	has_hierarchy name=systemd &&
+		cli_expect_output 'string "name=systemd".*string "unified"|string "unified".*string "name=systemd"' ds ListControllers
 	cli_expect_output "variant int32 10 $" ds org.freedesktop.DBus.Properties.Get string:$CGM_IFACE0 string:api_version
 	ds MovePid string:memory string:cli_ds/a int32:"$pid" >/dev/null
 	ds RemoveOnEmpty string:memory string:cli_ds/a >/dev/null
 	end_pids "$pid"
-	wait_until 3 test ! -e "$d/cli_ds/a" || fail "RemoveOnEmpty: memory:/cli_ds/a not removed"
+	wait_until 3 test ! -e "$d/cli_ds/a" || fail "RemoveOnEmpty: $MH:/cli_ds/a not removed"
 	ds Create string:memory string:cli_ds/p/q >/dev/null
 	ds Prune string:memory string:cli_ds >/dev/null
 	expect_missing "$d/cli_ds"
 	cli_expect_output "int32 1 $" ds Remove string:all string:cli_ds int32:1
 	cli_expect_output "int32 -1 $" ds Remove string:all string:cli_ds int32:0
-	expect_missing "$(sb_path pids)/cli_ds"
+	multi_hierarchy && expect_missing "$(sb_path pids)/cli_ds"
 }
 
 test_client_busctl_every_method() {
@@ -81,8 +82,8 @@ test_client_busctl_every_method() {
 	expect_owner "$d/cli_bc" "$TEST_UID" "$TEST_UID"
 	bctl Chmod sssi memory cli_bc "" $((0700)) >/dev/null
 	expect_mode "$d/cli_bc" 700
-	bctl Chmod sssi memory cli_bc memory.soft_limit_in_bytes $((0640)) >/dev/null
-	expect_mode "$d/cli_bc/memory.soft_limit_in_bytes" 640
+	bctl Chmod sssi memory cli_bc $MSOFT $((0640)) >/dev/null
+	expect_mode "$d/cli_bc/$MSOFT" 640
 	pid=$(spawn_sleeper 0 "")
 	bctl MovePid ssi memory,pids cli_bc/a "$pid" >/dev/null
 	expect_in_cgroup "$pid" memory cli_bc/a
@@ -93,20 +94,20 @@ test_client_busctl_every_method() {
 	expect_eq "$(bctl GetPidCgroup si cpu "$pid")" 's "/"' "busctl GetPidCgroup of the own cgroup"
 	bctl MovePidAbs ssi memory cli_bc "$pid" >/dev/null
 	expect_in_cgroup "$pid" memory cli_bc
-	bctl SetValue ssss memory cli_bc memory.limit_in_bytes 32M >/dev/null
-	expect_eq "$(bctl GetValue sss memory cli_bc memory.limit_in_bytes)" 's "33554432"' "busctl GetValue"
+	bctl SetValue ssss memory cli_bc $MLIM 32M >/dev/null
+	expect_eq "$(bctl GetValue sss memory cli_bc $MLIM)" 's "33554432"' "busctl GetValue"
 	expect_eq "$(bctl GetTasks ss memory cli_bc)" "ai 1 $pid" "busctl GetTasks"
 	expect_eq "$(bctl GetTasks ss memory cli_bc/a)" "ai 0" "busctl GetTasks of an empty cgroup"
 	expect_eq "$(bctl GetTasksRecursive ss all cli_bc)" "ai 1 $pid" "busctl GetTasksRecursive"
 	expect_eq "$(bctl ListChildren ss memory cli_bc)" 'as 1 "a"' "busctl ListChildren"
-	cli_expect_output "^a\(suuu\) [0-9]+ .*\"cgroup.procs\" $TEST_UID $TEST_UID 33188 .*\"memory.soft_limit_in_bytes\" 0 0 33184 " \
+	cli_expect_output "^a\(suuu\) [0-9]+ .*\"cgroup.procs\" $TEST_UID $TEST_UID 33188 .*\"$MSOFT\" 0 0 33184 " \
 		bctl ListKeys ss memory cli_bc
-	cli_expect_output '^as [0-9]+ .*"name=systemd"' bctl ListControllers
+	has_hierarchy name=systemd && cli_expect_output '^as [0-9]+ .*"name=systemd"' bctl ListControllers
 	cli_expect_output '"unified"' bctl ListControllers
 	bctl MovePid ssi memory cli_bc/a "$pid" >/dev/null
 	bctl RemoveOnEmpty ss memory cli_bc/a >/dev/null
 	end_pids "$pid"
-	wait_until 3 test ! -e "$d/cli_bc/a" || fail "RemoveOnEmpty: memory:/cli_bc/a not removed"
+	wait_until 3 test ! -e "$d/cli_bc/a" || fail "RemoveOnEmpty: $MH:/cli_bc/a not removed"
 	bctl Create ss memory cli_bc/p >/dev/null
 	bctl Prune ss memory cli_bc >/dev/null
 	expect_missing "$d/cli_bc"
@@ -125,8 +126,8 @@ test_client_gdbus_every_method() {
 	expect_owner "$d/cli_gd" "$TEST_UID" "$TEST_UID2"
 	gd Chmod memory cli_gd '""' $((0711)) >/dev/null
 	expect_mode "$d/cli_gd" 711
-	gd Chmod memory cli_gd memory.soft_limit_in_bytes $((0444)) >/dev/null
-	expect_mode "$d/cli_gd/memory.soft_limit_in_bytes" 444
+	gd Chmod memory cli_gd $MSOFT $((0444)) >/dev/null
+	expect_mode "$d/cli_gd/$MSOFT" 444
 	pid=$(spawn_sleeper 0 "")
 	gd MovePid all cli_gd/a "$pid" >/dev/null
 	expect_in_cgroup "$pid" unified cli_gd/a
@@ -142,8 +143,8 @@ test_client_gdbus_every_method() {
 	expect_eq "$(gd ListChildren memory cli_gd)" "(['a'],)" "gdbus ListChildren"
 	expect_eq "$(gd ListChildren memory cli_gd/a)" "(@as [],)" "gdbus ListChildren of a leaf"
 	cli_expect_output "\('cgroup.procs', $TEST_UID, $TEST_UID2, 33188\)" gd ListKeys memory cli_gd
-	cli_expect_output "\('memory.soft_limit_in_bytes', 0, 0, 33060\)" gd ListKeys memory cli_gd
-	cli_expect_output "'name=systemd'.*'unified'|'unified'.*'name=systemd'" gd ListControllers
+	cli_expect_output "\('$MSOFT', 0, 0, 33060\)" gd ListKeys memory cli_gd
+	has_hierarchy name=systemd && cli_expect_output "'name=systemd'.*'unified'|'unified'.*'name=systemd'" gd ListControllers
 	gd MovePid unified cli_gd/a "$pid" >/dev/null
 	gd RemoveOnEmpty unified cli_gd/a >/dev/null
 	end_pids "$pid"
@@ -205,13 +206,13 @@ test_client_error_names_visible() {
 	local pid
 	cgm_root create all cli_err
 	# FileNotFound, AccessDenied, InvalidArgs, Busy and the bus's own errors, by dbus-send and gdbus.
-	expect_refused "^Error org.freedesktop.DBus.Error.FileNotFound: memory:/cli_missing does not exist" \
-		ds GetValue string:memory string:cli_missing string:memory.limit_in_bytes
-	expect_refused "GDBus.Error:org.freedesktop.DBus.Error.FileNotFound: memory:/cli_missing does not exist" \
-		gd GetValue memory cli_missing memory.limit_in_bytes
+	expect_refused "^Error org.freedesktop.DBus.Error.FileNotFound: $MH:/cli_missing does not exist" \
+		ds GetValue string:memory string:cli_missing string:$MLIM
+	expect_refused "GDBus.Error:org.freedesktop.DBus.Error.FileNotFound: $MH:/cli_missing does not exist" \
+		gd GetValue memory cli_missing $MLIM
 	expect_refused "^Error org.freedesktop.DBus.Error.FileNotFound: controller 'nosuch' is not available" \
 		ds Create string:nosuch string:cli_err
-	expect_refused "^Error org.freedesktop.DBus.Error.AccessDenied: memory:/ is owned by uid 0" \
+	expect_refused "^Error org.freedesktop.DBus.Error.AccessDenied: $MH:/ is owned by uid 0" \
 		dbus_send_as "$TEST_UID" "" Create string:memory string:cli_err_u
 	expect_refused "GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: " gdbus_as "$TEST_UID" "" Create memory cli_err_u
 	expect_missing "$(sb_path memory)/cli_err_u"
@@ -249,8 +250,8 @@ test_client_scm_every_method() {
 	expect_owner "$d/cli_scm/cgroup.procs" "$TEST_UID" "$TEST_UID2"
 	expect_eq "$(scm ChmodScm memory cli_scm "" $((0750)))" 1 "ChmodScm of the directory"
 	expect_mode "$d/cli_scm" 750
-	expect_eq "$(scm ChmodScm memory cli_scm memory.soft_limit_in_bytes $((0600)))" 1 "ChmodScm of a file"
-	expect_mode "$d/cli_scm/memory.soft_limit_in_bytes" 600
+	expect_eq "$(scm ChmodScm memory cli_scm $MSOFT $((0600)))" 1 "ChmodScm of a file"
+	expect_mode "$d/cli_scm/$MSOFT" 600
 	pid=$(spawn_sleeper 0 "")
 	expect_eq "$(scm MovePidScm all cli_scm/a --second "$pid")" 1 "MovePidScm"
 	expect_in_cgroup "$pid" memory cli_scm/a
@@ -273,20 +274,20 @@ test_client_scm_every_method() {
 	expect_eq "$(scm MovePidScm memory cli_scm/a --second "$pid")" 1 "MovePidScm back"
 	expect_eq "$(scm RemoveOnEmptyScm memory cli_scm/a)" 1 "RemoveOnEmptyScm"
 	end_pids "$pid"
-	wait_until 3 test ! -e "$d/cli_scm/a" || fail "RemoveOnEmptyScm: memory:/cli_scm/a not removed"
+	wait_until 3 test ! -e "$d/cli_scm/a" || fail "RemoveOnEmptyScm: $MH:/cli_scm/a not removed"
 	scm CreateScm memory cli_scm/p/q >/dev/null
 	expect_eq "$(scm PruneScm memory cli_scm)" 2 "PruneScm of an empty tree"
 	expect_missing "$d/cli_scm"
 	expect_eq "$(scm RemoveScm all cli_scm 1)" 2 "RemoveScm of an existing cgroup"
 	expect_eq "$(scm RemoveScm all cli_scm 1)" 1 "RemoveScm of a missing cgroup"
-	expect_missing "$(sb_path pids)/cli_scm"
+	multi_hierarchy && expect_missing "$(sb_path pids)/cli_scm"
 }
 
 test_client_scm_failures_and_bad_fds() {
 	local out
 	# A refusal: the 0.42 failure answer, then the reason.
-	expect_eq "$(scm GetValueScm memory cli_scm_missing memory.limit_in_bytes)" \
-		"$(printf '<failed>\nerror org.freedesktop.DBus.Error.FileNotFound: memory:/cli_scm_missing does not exist')" \
+	expect_eq "$(scm GetValueScm memory cli_scm_missing $MLIM)" \
+		"$(printf '<failed>\nerror org.freedesktop.DBus.Error.FileNotFound: %s:/cli_scm_missing does not exist' "$MH")" \
 		"GetValueScm of a missing cgroup"
 	out=$(scm CreateScm nosuch cli_scm_x)
 	expect_eq "$(echo "$out" | head -1)" 0 "CreateScm with an unknown controller"
@@ -309,7 +310,8 @@ test_client_scm_failures_and_bad_fds() {
 test_client_lib_client_every_function() {
 	local exe=$BUILD/tests/lib-client out
 	[ -x "$exe" ] || { fail "$exe was not built"; return 1; }
-	out=$(run_as 0 "" env CGMANAGER_SOCKET="$SOCK" "$exe" cli_lib "$(sb_path memory)" "$TEST_UID" 2>&1) ||
+	out=$(run_as 0 "" env CGMANAGER_SOCKET="$SOCK" SOFT_FILE="$MSOFT" ${PURE_V2:+PURE_V2=1} "$exe" cli_lib \
+		"$(sb_path memory)" "$TEST_UID" 2>&1) ||
 		{ fail "lib-client reported failures:"; echo "$out" | grep -v '^ok:' >&2; return 1; }
 	echo "$out" | grep -q '^0 failures$' || fail "lib-client did not finish: $out"
 	[ "$(echo "$out" | grep -c '^ok:')" -ge 60 ] || fail "lib-client made only $(echo "$out" | grep -c '^ok:') checks"

@@ -105,13 +105,13 @@ container_root_checks() {
 	# creates cgroups, owned by its root
 	in_container "$c" "$CGM" create memory job
 	expect_owner "$d/job" "$hostuid" "$hostuid"
-	expect_owner "$d/job/memory.limit_in_bytes" "$hostuid" "$hostuid"
+	expect_owner "$d/job/$MLIM" "$hostuid" "$hostuid"
 	# sets limits on children it created, reads values
-	in_container "$c" "$CGM" setvalue memory job memory.limit_in_bytes 32M
-	expect_eq "$(in_container "$c" "$CGM" getvalue memory job memory.limit_in_bytes)" 33554432 "limit read back"
-	expect_eq "$(cat "$d/job/memory.limit_in_bytes")" 33554432 "limit in cgroupfs"
+	in_container "$c" "$CGM" setvalue memory job $MLIM 32M
+	expect_eq "$(in_container "$c" "$CGM" getvalue memory job $MLIM)" 33554432 "limit read back"
+	expect_eq "$(cat "$d/job/$MLIM")" 33554432 "limit in cgroupfs"
 	# cannot set its own cgroup's limits
-	expect_refused "your own cgroup.*AccessDenied" in_container "$c" "$CGM" setvalue memory "" memory.limit_in_bytes 1G
+	expect_refused "your own cgroup.*AccessDenied" in_container "$c" "$CGM" setvalue memory "" $MLIM 1G
 	# cannot escape upward
 	expect_refused "not allowed" in_container "$c" "$CGM" create memory ../escape
 	in_container "$c" "$CGM" create memory /stays_inside
@@ -172,7 +172,7 @@ test_container_cgm_sees_controllers_and_keys() {
 	containers_nested 1
 	in_container c1 "$CGM" listcontrollers | grep -qx memory || fail "no memory controller inside"
 	in_container c1 "$CGM" create memory keys1
-	in_container c1 "$CGM" listkeys memory keys1 | grep -q "^memory.limit_in_bytes 0 0 100644$" ||
+	in_container c1 "$CGM" listkeys memory keys1 | grep -q "^$MLIM 0 0 100644$" ||
 		fail "keys inside are not owned by the container's root as it sees itself"
 }
 
@@ -207,7 +207,7 @@ container_key_api_checks() {
 	d=$(sb_path memory)/$c
 	in_container "$c" "$CGM" new kjob memory.limit=32M pids.limit=5
 	expect_owner "$d/kjob" "$hostuid" "$hostuid"
-	expect_eq "$(cat "$d/kjob/memory.limit_in_bytes")" 33554432 "memory.limit set from inside"
+	expect_eq "$(cat "$d/kjob/$MLIM")" 33554432 "memory.limit set from inside"
 	expect_eq "$(in_container "$c" "$CGM" get kjob memory.limit)" 33554432 "memory.limit read from inside"
 	expect_refused "your own cgroup" in_container "$c" "$CGM" set "" memory.limit=1G
 	expect_refused "not allowed|refused" in_container "$c" "$CGM" new ../kescape

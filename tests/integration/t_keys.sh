@@ -20,12 +20,15 @@ busctl1_as() {
 backing() { "$CGM" --socket "$SOCK" controllers | awk -v c="$1" '$1 == c {print $2}'; }
 
 test_keys_create_applies_values_in_every_backing_file() {
-	[ "$(backing memory)" = v1 ] || { echo "memory is not on v1 here; covered by the v2 lane"; return 0; }
 	cgm_root new k_create memory.limit=64M pids.limit=50 cpus_allowed=0 cpu_share_percent=50
-	expect_eq "$(keyfile memory k_create memory.limit_in_bytes)" 67108864 "memory.limit_in_bytes"
+	expect_eq "$(keyfile memory k_create "$MLIM")" 67108864 "$MLIM"
 	expect_eq "$(keyfile pids k_create pids.max)" 50 "pids.max"
 	expect_eq "$(keyfile cpuset k_create cpuset.cpus)" 0 "cpuset.cpus"
-	expect_eq "$(keyfile cpu k_create cpu.shares)" 512 "cpu.shares"
+	if [ "$(backing cpu)" = v1 ]; then
+		expect_eq "$(keyfile cpu k_create cpu.shares)" 512 "cpu.shares"
+	else
+		expect_eq "$(keyfile cpu k_create cpu.weight)" 50 "cpu.weight"
+	fi
 	# Answered in canonical form, whatever form was given.
 	expect_eq "$(cgm_root get k_create memory.limit)" 67108864 "memory.limit"
 	expect_eq "$(cgm_root get k_create cpu_share_percent)" 50 "cpu_share_percent"
@@ -57,7 +60,7 @@ test_keys_create_is_all_or_nothing() {
 test_keys_set_values_undoes_earlier_writes_on_failure() {
 	cgm_root new k_undo memory.limit=64M pids.limit=20
 	expect_refused "cpus_allowed: the kernel refused" cgm_root set k_undo memory.limit=32M pids.limit=10 cpus_allowed=4000
-	expect_eq "$(keyfile memory k_undo memory.limit_in_bytes)" 67108864 "memory.limit_in_bytes after a refused set"
+	expect_eq "$(keyfile memory k_undo $MLIM)" 67108864 "$MLIM after a refused set"
 	expect_eq "$(keyfile pids k_undo pids.max)" 20 "pids.max after a refused set"
 	# Validation refuses before anything is written.
 	expect_refused "memory.limit: .*12X" cgm_root set k_undo pids.limit=5 memory.limit=12X
@@ -103,10 +106,10 @@ test_keys_delegated_user_parcels_out_but_cannot_raise_its_own_limits() {
 	delegate k_del "$TEST_UID"
 	cgm_root set k_del memory.limit=256M
 	cgm_as "$TEST_UID" k_del new child memory.limit=16M pids.limit=10
-	expect_eq "$(keyfile memory k_del/child memory.limit_in_bytes)" 16777216 "child limit set by the user"
+	expect_eq "$(keyfile memory k_del/child $MLIM)" 16777216 "child limit set by the user"
 	cgm_as "$TEST_UID" "" set k_del/child memory.limit=32M
-	expect_refused "memory:/k_del memory.limit_in_bytes" cgm_as "$TEST_UID" "" set k_del memory.limit=1G
-	expect_eq "$(keyfile memory k_del memory.limit_in_bytes)" 268435456 "the delegated cgroup's own limit"
+	expect_refused "$MH:/k_del $MLIM" cgm_as "$TEST_UID" "" set k_del memory.limit=1G
+	expect_eq "$(keyfile memory k_del $MLIM)" 268435456 "the delegated cgroup's own limit"
 	# Another user may neither read nor change what is not theirs to change.
 	expect_refused "uid $TEST_UID2" cgm_as "$TEST_UID2" "" set k_del/child pids.limit=100
 	expect_refused "AccessDenied|you are uid" cgm_as "$TEST_UID" "" new k_not_mine
@@ -278,13 +281,18 @@ test_keys_per_device_values_take_paths_and_links() {
 
 test_keys_memory_limit_oom_kills_a_hog() {
 	local rc v
-	[ "$(backing memory)" = v1 ] || { echo "memory is not on v1 here; covered by the v2 lane"; return 0; }
 	cgm_root new k_oom memory.limit=32M
-	[ -e "$(sb_path memory)/k_oom/memory.memsw.limit_in_bytes" ] && cgm_root set k_oom swap.limit=0
+	if [ -e "$(sb_path memory)/k_oom/memory.memsw.limit_in_bytes" ] || [ -e "$(sb_path memory)/k_oom/memory.swap.max" ]; then
+		cgm_root set k_oom swap.limit=0
+	fi
 	rc=0
 	run_as 0 k_oom python3 -c 'b = bytearray(256 << 20); print(len(b))' >/dev/null 2>&1 || rc=$?
 	expect_eq "$rc" 137 "exit status of a 256 MiB hog under a 32 MiB limit (SIGKILL by the OOM killer)"
-	grep -qx "oom_kill 1" "$(sb_path memory)/k_oom/memory.oom_control" || fail "the kernel counted no OOM kill"
+	if [ "$(backing memory)" = v1 ]; then
+		grep -qx "oom_kill 1" "$(sb_path memory)/k_oom/memory.oom_control" || fail "the kernel counted no OOM kill"
+	else
+		grep -qx "oom_kill 1" "$(sb_path memory)/k_oom/memory.events" || fail "the kernel counted no OOM kill"
+	fi
 	v=$(cgm_root get k_oom memory.max_use)
 	[ "$v" -ge $((16 << 20)) ] && [ "$v" -le $((33 << 20)) ] || fail "memory.max_use is $v under a 32 MiB limit"
 	cgm_root delete k_oom
@@ -356,7 +364,7 @@ test_keys_bad_values_refused_clearly() {
 	expect_refused "cpus_allowed: " cgm_root set k_bad cpus_allowed=3-1
 	expect_refused "cpus_fraction: " cgm_root set k_bad cpus_fraction=150%
 	expect_refused "devices_blacklist: " cgm_root set k_bad devices_blacklist="x 1:3 rwm"
-	expect_eq "$(keyfile memory k_bad memory.limit_in_bytes)" 67108864 "limit after refused values"
+	expect_eq "$(keyfile memory k_bad $MLIM)" 67108864 "limit after refused values"
 	cgm_root delete k_bad
 }
 

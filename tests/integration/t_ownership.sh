@@ -19,12 +19,12 @@ own_delegated_files() {
 test_create_under_root_owned_cgroup_refused() {
 	local h d
 	cgm_root create all own_cr_root
-	expect_refused "memory:/ is owned by uid 0 \(mode 755\); you are uid $TEST_UID and need write access" \
+	expect_refused "$MH:/ is owned by uid 0 \(mode 755\); you are uid $TEST_UID and need write access" \
 		cgm_as "$TEST_UID" "" create memory own_cr_x
 	# With every hierarchy refused, the call fails as a whole.
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" "" create all own_cr_x
 	# Nor beneath a root-owned cgroup, whether named from above or from inside it.
-	expect_refused "memory:/own_cr_root is owned by uid 0" cgm_as "$TEST_UID" "" create memory own_cr_root/x
+	expect_refused "$MH:/own_cr_root is owned by uid 0" cgm_as "$TEST_UID" "" create memory own_cr_root/x
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" own_cr_root create all x
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" own_cr_root create all x/y/z
 	for h in $(sb_hierarchies); do
@@ -48,8 +48,10 @@ test_create_under_delegated_cgroup_owned_by_creator() {
 		expect_tree_owner "$d/kid2" "$TEST_UID" "$TEST_UID"
 		expect_owner "$d" "$TEST_UID" "$TEST_UID"
 	done
-	# The new cpuset has cpus and mems, so the creator can put its task in at once.
-	[ -n "$(cat "$(sb_path cpuset)/own_cr_deleg/kid/deep/cpuset.cpus")" ] || fail "new cpuset has no cpus"
+	# The new v1 cpuset has cpus and mems, so the creator can put its task in at once (cgroup2 inherits them).
+	if has_hierarchy cpuset; then
+		[ -n "$(cat "$(sb_path cpuset)/own_cr_deleg/kid/deep/cpuset.cpus")" ] || fail "new cpuset has no cpus"
+	fi
 	pid=$(spawn_sleeper "$TEST_UID" own_cr_deleg)
 	cgm_as "$TEST_UID" own_cr_deleg movepid all kid/deep "$pid"
 	for h in $(sb_hierarchies); do expect_in_cgroup "$pid" "$h" own_cr_deleg/kid/deep; done
@@ -62,7 +64,7 @@ test_create_under_another_users_cgroup_refused() {
 	local m
 	m=$(sb_path memory)
 	delegate own_cr_other "$TEST_UID"
-	expect_refused "memory:/own_cr_other is owned by uid $TEST_UID \(mode 755\); you are uid $TEST_UID2" \
+	expect_refused "$MH:/own_cr_other is owned by uid $TEST_UID \(mode 755\); you are uid $TEST_UID2" \
 		cgm_as "$TEST_UID2" "" create memory own_cr_other/x
 	expect_refused "owned by uid $TEST_UID" cgm_as "$TEST_UID2" own_cr_other create all x
 	expect_missing "$m/own_cr_other/x"
@@ -77,7 +79,7 @@ test_create_all_where_only_some_hierarchies_are_delegated() {
 	cgm_as "$TEST_UID" own_cr_part create all kid
 	for h in $(sb_hierarchies); do
 		d=$(sb_path "$h")/own_cr_part/kid
-		if [ "$h" = memory ]; then
+		if [ "$h" = memory ] || pure_v2; then
 			expect_tree_owner "$d" "$TEST_UID" "$TEST_UID"
 		else
 			expect_missing "$d"
@@ -114,16 +116,16 @@ test_chown_hands_over_directory_and_task_files_not_limits() {
 		fi
 	done
 	d=$(sb_path memory)/own_ch_files
-	expect_owner "$d/memory.limit_in_bytes" 0 0
-	expect_owner "$d/memory.soft_limit_in_bytes" 0 0
+	expect_owner "$d/$MLIM" 0 0
+	expect_owner "$d/$MSOFT" 0 0
 	expect_owner "$(sb_path pids)/own_ch_files/pids.max" 0 0
 	expect_owner "$(sb_path cpuset)/own_ch_files/cpuset.cpus" 0 0
-	expect_owner "$(sb_path devices)/own_ch_files/devices.allow" 0 0
+	has_hierarchy devices && expect_owner "$(sb_path devices)/own_ch_files/devices.allow" 0 0
 	# A different gid is recorded too.
 	cgm_root chown memory own_ch_files "$TEST_UID" "$TEST_UID2"
 	expect_owner "$d" "$TEST_UID" "$TEST_UID2"
 	expect_owner "$d/cgroup.procs" "$TEST_UID" "$TEST_UID2"
-	expect_owner "$d/memory.limit_in_bytes" 0 0
+	expect_owner "$d/$MLIM" 0 0
 	cgm_root remove all own_ch_files
 }
 
@@ -132,7 +134,7 @@ test_chown_by_a_user_to_another_uid_refused() {
 	m=$(sb_path memory)
 	delegate own_ch_user "$TEST_UID"
 	cgm_as "$TEST_UID" own_ch_user create all kid
-	expect_refused "only root may chown memory:/own_ch_user to uid $TEST_UID2" \
+	expect_refused "only root may chown $MH:/own_ch_user to uid $TEST_UID2" \
 		cgm_as "$TEST_UID" "" chown memory own_ch_user "$TEST_UID2" "$TEST_UID2"
 	expect_refused "only root may chown" cgm_as "$TEST_UID" own_ch_user chown all kid "$TEST_UID2" "$TEST_UID2"
 	expect_refused "only root may chown" cgm_as "$TEST_UID" own_ch_user chown memory kid 0 0
@@ -160,7 +162,7 @@ test_chmod_before_and_after_chown() {
 	local m
 	m=$(sb_path memory)
 	cgm_root create all own_cm
-	expect_refused "memory:/own_cm is owned by uid 0; you are uid $TEST_UID, and only its owner or root may chmod it" \
+	expect_refused "$MH:/own_cm is owned by uid 0; you are uid $TEST_UID, and only its owner or root may chmod it" \
 		cgm_as "$TEST_UID" "" chmod memory own_cm 0777
 	expect_refused "only its owner or root may chmod" cgm_as "$TEST_UID" "" chmodfile memory own_cm cgroup.procs 0666
 	expect_mode "$m/own_cm" 755
@@ -171,15 +173,15 @@ test_chmod_before_and_after_chown() {
 	cgm_as "$TEST_UID" own_cm chmodfile memory "" cgroup.procs 0664
 	expect_mode "$m/own_cm/cgroup.procs" 664
 	# The limit files still belong to root.
-	expect_refused "memory:/own_cm memory.limit_in_bytes is owned by uid 0; you are uid $TEST_UID" \
-		cgm_as "$TEST_UID" own_cm chmodfile memory "" memory.limit_in_bytes 0666
-	expect_mode "$m/own_cm/memory.limit_in_bytes" 644
+	expect_refused "$MH:/own_cm $MLIM is owned by uid 0; you are uid $TEST_UID" \
+		cgm_as "$TEST_UID" own_cm chmodfile memory "" $MLIM 0666
+	expect_mode "$m/own_cm/$MLIM" 644
 	# Another user may not chmod the first one's cgroup.
 	expect_refused "owned by uid $TEST_UID; you are uid $TEST_UID2" cgm_as "$TEST_UID2" "" chmod memory own_cm 0777
 	expect_mode "$m/own_cm" 770
 	# Root may chmod anything in its tree.
-	cgm_root chmodfile memory own_cm memory.limit_in_bytes 0640
-	expect_mode "$m/own_cm/memory.limit_in_bytes" 640
+	cgm_root chmodfile memory own_cm $MLIM 0640
+	expect_mode "$m/own_cm/$MLIM" 640
 	cgm_root remove all own_cm
 }
 
@@ -230,13 +232,13 @@ test_remove_what_you_do_not_own_refused() {
 	cgm_root create all own_rm_root
 	delegate own_rm_deleg "$TEST_UID"
 	cgm_as "$TEST_UID" own_rm_deleg create all kid
-	expect_refused "memory:/ is owned by uid 0 .*write access to remove a cgroup from it" \
+	expect_refused "$MH:/ is owned by uid 0 .*write access to remove a cgroup from it" \
 		cgm_as "$TEST_UID" "" remove memory own_rm_root
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" "" remove all own_rm_root
 	# A cgroup delegated to the user stays: its parent is not the user's.
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" "" remove all own_rm_deleg
 	# Another user may not remove what the first one created.
-	expect_refused "memory:/own_rm_deleg is owned by uid $TEST_UID .*you are uid $TEST_UID2" \
+	expect_refused "$MH:/own_rm_deleg is owned by uid $TEST_UID .*you are uid $TEST_UID2" \
 		cgm_as "$TEST_UID2" "" remove memory own_rm_deleg/kid
 	expect_refused "owned by uid $TEST_UID" cgm_as "$TEST_UID2" own_rm_deleg remove all kid 0
 	# Recursive removal does not descend through a subtree that is root's.
@@ -274,7 +276,7 @@ test_remove_what_you_created() {
 test_remove_own_cgroup_refused() {
 	local h
 	delegate own_rm_self "$TEST_UID"
-	expect_refused "memory:/own_rm_self is your own cgroup" cgm_as "$TEST_UID" own_rm_self remove memory ""
+	expect_refused "$MH:/own_rm_self is your own cgroup" cgm_as "$TEST_UID" own_rm_self remove memory ""
 	expect_refused "is your own cgroup" cgm_as "$TEST_UID" own_rm_self remove all /
 	expect_refused "is your own cgroup" cgm_as "$TEST_UID" own_rm_self remove all "" 0
 	# Root too: a cgroup is removed from outside it.
@@ -290,9 +292,9 @@ test_prune_what_you_do_not_own_refused() {
 	delegate own_pr_deleg "$TEST_UID"
 	cgm_as "$TEST_UID" own_pr_deleg create all kid
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" "" prune memory own_pr_root
-	expect_refused "cannot prune beneath memory:/own_pr_root: .*owned by uid 0" \
+	expect_refused "cannot prune beneath $MH:/own_pr_root: .*owned by uid 0" \
 		cgm_as "$TEST_UID" own_pr_root prune memory ""
-	expect_refused "cannot prune beneath memory:/: .*owned by uid 0" cgm_as "$TEST_UID" "" prune memory ""
+	expect_refused "cannot prune beneath $MH:/: .*owned by uid 0" cgm_as "$TEST_UID" "" prune memory ""
 	# The delegated cgroup itself is not the user's to prune away, and not another user's at all.
 	expect_refused "is owned by uid 0" cgm_as "$TEST_UID" "" prune memory own_pr_deleg
 	expect_refused "owned by uid $TEST_UID" cgm_as "$TEST_UID2" own_pr_deleg prune memory ""
