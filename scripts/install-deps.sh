@@ -7,6 +7,7 @@ packages=(
 	libclang-rt-dev                                         # ASan/UBSan runtimes for clang
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
 	python3 socat                                           # tests: raw-socket clients
+	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,8 @@
 # The whole test suite, as README and CI run it (as root, on Debian):
 # installs dependencies, builds with gcc, with clang, and with ASan+UBSan,
 # then runs the unit tests and the integration suite against the plain and
-# the sanitizer build. Ends with "N passed, N failed".
+# the sanitizer build on this host, and the integration suite once more in a
+# pure cgroup v2 VM (lane v2). Ends with "N passed, N failed[, N skipped]".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -47,5 +48,20 @@ for b in build build-asan; do
 	count "$tmp/int.log"
 	grep -q '^PASS' "$tmp/int.log" || { failed=$((failed + 1)); echo "FAIL $lane: integration suite ran nothing"; tail -20 "$tmp/int.log"; }
 done
+# Lane v2: the integration suite once more, on a pure cgroup v2 kernel (cgroup_no_v1=all) in a throw-away
+# QEMU VM that shares this machine's / read-only, so the plain build runs there unchanged.
+v2vm=${V2VM_SCRIPT:-}
+for c in "$top/../shared/v2vm/run-in-v2vm.sh" /work/shared/v2vm/run-in-v2vm.sh; do
+	[ -z "$v2vm" ] && [ -x "$c" ] && v2vm=$c
+done
+if [ -z "$v2vm" ]; then
+	failed=$((failed + 1)); echo "FAIL v2: the lane cannot start: no run-in-v2vm.sh (set V2VM_SCRIPT)"
+else
+	"$v2vm" -t 1500 -- "$top/tests/v2/in-vm.sh" "$top/build" >"$tmp/v2.log" 2>&1
+	grep -E '^(FAIL|    )' "$tmp/v2.log" || true
+	grep -c '^PASS ' "$tmp/v2.log" | xargs printf "%s integration cases passed in lane v2\n"
+	count "$tmp/v2.log"
+	grep -q '^PASS' "$tmp/v2.log" || { failed=$((failed + 1)); echo "FAIL v2: the lane ran nothing"; tail -20 "$tmp/v2.log"; }
+fi
 if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
 [ "$failed" = 0 ]

@@ -39,12 +39,13 @@ sb_path() {
 
 # The names a test uses for files and hierarchies that differ between cgroup v1 and a pure cgroup2 host:
 # MLIM, MSOFT the memory limit and soft limit files; MH, PH the hierarchy of memory and of pids as the
-# daemon's messages name it; TASKS a task file other than cgroup.procs that a chown hands over.
+# daemon's messages name it; TASKS a task file other than cgroup.procs that a chown hands over; CPUW the
+# cpu weight file; MEMLINE the line of /proc/PID/cgroup for memory's hierarchy (an extended regex).
 lane_files() {
 	if pure_v2; then
-		MLIM=memory.max MSOFT=memory.low MH=unified PH=unified TASKS=cgroup.threads PURE_V2=1
+		MLIM=memory.max MSOFT=memory.low MH=unified PH=unified TASKS=cgroup.threads CPUW=cpu.weight PURE_V2=1 MEMLINE='^0::'
 	else
-		MLIM=memory.limit_in_bytes MSOFT=memory.soft_limit_in_bytes MH=memory PH=pids TASKS=tasks PURE_V2=
+		MLIM=memory.limit_in_bytes MSOFT=memory.soft_limit_in_bytes MH=memory PH=pids TASKS=tasks CPUW=cpu.shares PURE_V2= MEMLINE='^[0-9]+:memory:'
 	fi
 }
 
@@ -113,15 +114,21 @@ sandbox_destroy() {
 # Writes pid into cgroup REL (relative to the sandbox) of every hierarchy. On cgroup2 a cgroup whose
 # children have controllers holds its tasks in its leaf, .leaf, as the daemon does (ops/unified.h).
 _enter() {
-	local pid=$1 rel=$2 e d
+	local pid=$1 rel=$2 e
 	for e in "${SB_DIRS[@]}"; do
-		d=${e#*|}${rel:+/$rel}
-		if [ "${e%%|*}" = unified ] && [ -n "$(cat "$d/cgroup.subtree_control" 2>/dev/null)" ]; then
-			mkdir -p "$d/.leaf" && chown "$(stat -c %u:%g "$d")" "$d/.leaf" "$d/.leaf/cgroup.procs" || return 1
-			d=$d/.leaf
-		fi
-		echo "$pid" >"$d/cgroup.procs" || return 1
+		echo "$pid" >"$(procs_file "${e#*|}${rel:+/$rel}")" || return 1
 	done
+}
+
+# procs_file DIR: the cgroup.procs a task entering cgroup DIR is written to: DIR's, or on cgroup2 that of
+# DIR's leaf (made, and given to DIR's owner, if need be) when DIR's children have controllers.
+procs_file() {
+	local d=$1
+	if [ -e "$d/cgroup.subtree_control" ] && [ -n "$(cat "$d/cgroup.subtree_control")" ]; then
+		mkdir -p "$d/.leaf" && chown "$(stat -c %u:%g "$d")" "$d/.leaf" "$d/.leaf/cgroup.procs" || return 1
+		d=$d/.leaf
+	fi
+	echo "$d/cgroup.procs"
 }
 
 # run_as UID REL CMD...: runs CMD in sandbox cgroup REL as UID (0 for root), waits, returns its status.

@@ -22,7 +22,7 @@ _devbpf_rm() {
 _devbpf_in() {
 	local d=$1
 	shift
-	sh -c 'echo $$ >"$1/cgroup.procs" || exit 99; shift; exec "$@"' sh "$d" "$@"
+	sh -c 'echo $$ >"$1" || exit 99; shift; exec "$@"' sh "$(procs_file "$d")" "$@"
 }
 
 test_devices_bpf_deny_all_but_dev_null() {
