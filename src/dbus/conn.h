@@ -37,4 +37,7 @@ struct scm_registry;
 struct ops *server_ops(struct server *s);
 int server_epoll_fd(struct server *s);
 struct scm_registry *server_scm(struct server *s);
+/* The calls whose answer waits (dbus/deferred.h), and a nudge once one was answered on c. */
+struct deferred_registry *server_deferred(struct server *s);
+void server_conn_wake(struct conn *c);
 uint64_t now_usec(void);

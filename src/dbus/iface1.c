@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dbus/conn.h"
+#include "dbus/deferred.h"
 #include "dbus/errors.h"
 #include "keys/keys.h"
 #include "ops/ops1.h"
@@ -222,11 +223,6 @@ static int name_and_int(sd_bus_message *m, struct conn *c, const char *sig, name
 	return sd_bus_reply_method_return(m, "");
 }
 
-static int op_delete(struct ops *o, const struct requester *r, const char *name, int force, struct err *e)
-{
-	return ops1_delete(o, r, name, force != 0, e);
-}
-
 static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	(void)ret;
@@ -239,28 +235,64 @@ static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 	return name_and_int(m, u, "si", ops1_move_pid);
 }
 
+static int job_step(struct ops *o, const struct requester *r, void *job, struct err *e)
+{
+	return ops1_job_step(o, r, job, e);
+}
+
+static void job_free(void *job)
+{
+	ops1_job_free(job);
+}
+
+/* Answers now when start left no job, else once the job's steps are done (dbus/deferred.h). */
+static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops1_job *job, const struct err *e)
+{
+	if (rc < 0)
+		return reply_error(m, e);
+	if (!job)
+		return sd_bus_reply_method_return(m, "");
+	return deferred_start(c, m, job_step, job, job_free);
+}
+
 static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
+	struct conn *c = u;
+	struct ops1_job *job = NULL;
+	struct err e = {0};
+	const char *name;
+	int force, r = sd_bus_message_read(m, "sb", &name, &force);
 	(void)ret;
-	return name_and_int(m, u, "sb", op_delete);
+	if (r < 0)
+		return r;
+	r = ops1_delete_start(OPS(c), &c->req, name, force, &job, &e);
+	return reply_or_defer(m, c, r, job, &e);
 }
 
 static int m_kill(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
+	struct conn *c = u;
+	struct ops1_job *job = NULL;
+	struct err e = {0};
+	const char *name;
+	int sig, r = sd_bus_message_read(m, "si", &name, &sig);
 	(void)ret;
-	return name_and_int(m, u, "si", ops1_kill);
+	if (r < 0)
+		return r;
+	r = ops1_kill_start(OPS(c), &c->req, name, sig, &job, &e);
+	return reply_or_defer(m, c, r, job, &e);
 }
 
 static int freeze(sd_bus_message *m, struct conn *c, bool frozen)
 {
-	const char *name;
+	struct ops1_job *job = NULL;
 	struct err e = {0};
+	const char *name;
 	int r = sd_bus_message_read(m, "s", &name);
 	if (r < 0)
 		return r;
-	if (ops1_freeze(OPS(c), &c->req, name, frozen, &e) < 0)
-		return reply_error(m, &e);
-	return sd_bus_reply_method_return(m, "");
+	r = ops1_freeze_start(OPS(c), &c->req, name, frozen, &job, &e);
+	return reply_or_defer(m, c, r, job, &e);
 }
 
 static int m_freeze(sd_bus_message *m, void *u, sd_bus_error *ret)

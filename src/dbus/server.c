@@ -15,6 +15,7 @@
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
 #include "ops/identity.h"
+#include "dbus/deferred.h"
 #include "ops/release.h"
 #include "util/log.h"
 
@@ -30,6 +31,7 @@ struct server {
 	unsigned nconns, serial;
 	sd_id128_t id;
 	struct scm_registry scm;
+	struct deferred_registry deferred;
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
 };
@@ -40,6 +42,11 @@ static char tag_listen, tag_signal, tag_release;
 struct ops *conn_ops(const struct conn *c)
 {
 	return c->srv->ops;
+}
+
+struct deferred_registry *server_deferred(struct server *s)
+{
+	return &s->deferred;
 }
 
 void *server_app(struct server *s)
@@ -71,6 +78,7 @@ uint64_t now_usec(void)
 
 static void conn_free(struct server *s, struct conn *c)
 {
+	deferred_cancel_conn(&s->deferred, c);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -177,6 +185,12 @@ fail_bus:
 	return r;
 }
 
+void server_conn_wake(struct conn *c)
+{
+	if (conn_update_events(c->srv, c) < 0)
+		c->busy = true; /* processed (and, if dead, dropped) on the next turn */
+}
+
 /* Returns false when the connection is finished with. */
 static bool conn_process(struct server *s, struct conn *c)
 {
@@ -214,9 +228,11 @@ static void accept_all(struct server *s)
 /* Milliseconds until the nearest deadline (sd-bus timeouts, auth deadlines, the release tick). */
 static int next_timeout(struct server *s)
 {
-	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm);
+	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm), due = deferred_next_due(&s->deferred);
 	int rel = s->ops ? release_watch_timeout_ms(s->ops->release) : -1;
 
+	if (due < best)
+		best = due;
 	for (struct conn *c = s->conns; c; c = c->next) {
 		uint64_t t;
 		if (c->busy)
@@ -238,6 +254,7 @@ static void expire(struct server *s)
 {
 	uint64_t now = now_usec();
 	scm_registry_expire(&s->scm, now);
+	deferred_run_due(&s->deferred, now);
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		uint64_t t;
 		next = c->next;
@@ -330,6 +347,7 @@ void server_free(struct server *s)
 	if (!s)
 		return;
 	scm_registry_free(&s->scm);
+	deferred_free_all(&s->deferred);
 	while (s->conns)
 		conn_free(s, s->conns);
 	if (s->signal_fd >= 0)

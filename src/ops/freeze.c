@@ -1,38 +1,87 @@
-/* Freeze and thaw: the key freezer.state, then a wait until the kernel reports the whole subtree so. */
+/* Freeze and thaw: the key freezer.state set, then done once the kernel reports the whole subtree so. */
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
+#include "ops/job.h"
 #include "ops/key_ctx.h"
 #include "util/cleanup.h"
 
 #define FREEZE_DEADLINE_MS 5000
-#define FREEZE_POLL_MS 10
 
-int ops1_freeze(struct ops *o, const struct requester *r, const char *name, bool frozen, struct err *e)
+long long monotonic_ms(void)
 {
-	const char *want = frozen ? "frozen" : "thawed";
-	struct kv one = {"freezer.state", (char *)want};
-	kvv values = {&one, 1};
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+struct ops1_job *ops1_job_new(const char *name, int deadline_ms, struct err *e)
+{
+	struct ops1_job *j = calloc(1, sizeof(*j));
+	if (j && !(j->name = strdup(name))) {
+		free(j);
+		j = NULL;
+	}
+	if (!j) {
+		err_set(e, ERR_LIMIT, "out of memory");
+		return NULL;
+	}
+	j->deadline_ms = monotonic_ms() + deadline_ms;
+	return j;
+}
+
+void ops1_job_free(struct ops1_job *job)
+{
+	if (!job)
+		return;
+	free(job->name);
+	pidv_free(&job->seen);
+	free(job);
+}
+
+int ops1_job_step(struct ops *o, const struct requester *r, struct ops1_job *job, struct err *e)
+{
+	return job->step(o, r, job, e);
+}
+
+static int freeze_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
+{
+	const char *want = j->frozen ? "frozen" : "thawed";
+	_cleanup_free_ char *state = NULL;
 	struct key_ctx k;
 	int rc = -1;
 
-	if (ops1_set_values(o, r, name, &values, e) < 0 || key_ctx_init(&k, o, r, name, e) < 0)
-		return -1;
-	for (int waited = 0;; waited += FREEZE_POLL_MS) {
-		_cleanup_free_ char *state = NULL;
-		if (key_get(&k.host, "freezer.state", &state, e) < 0)
-			break;
-		if (strcmp(state, want) == 0) {
-			rc = 0;
-			break;
-		}
-		if (waited >= FREEZE_DEADLINE_MS) {
-			err_set(e, ERR_BUSY, "%s is still %s %d s after it was set %s", name, state, FREEZE_DEADLINE_MS / 1000,
+	if (key_ctx_init(&k, o, r, j->name, e) == 0 && key_get(&k.host, "freezer.state", &state, e) == 0) {
+		if (strcmp(state, want) == 0)
+			rc = 1;
+		else if (monotonic_ms() > j->deadline_ms)
+			err_set(e, ERR_BUSY, "%s is still %s %d s after it was set %s", j->name, state, FREEZE_DEADLINE_MS / 1000,
 			        want);
-			break;
-		}
-		usleep(FREEZE_POLL_MS * 1000);
+		else
+			rc = 0;
 	}
 	key_ctx_free(&k);
 	return rc;
+}
+
+int ops1_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops1_job **job,
+                      struct err *e)
+{
+	struct kv one = {"freezer.state", (char *)(frozen ? "frozen" : "thawed")};
+	kvv values = {&one, 1};
+	struct ops1_job *j;
+	int rr;
+
+	*job = NULL;
+	if (ops1_set_values(o, r, name, &values, e) < 0 || !(j = ops1_job_new(name, FREEZE_DEADLINE_MS, e)))
+		return -1;
+	j->frozen = frozen;
+	j->step = freeze_step;
+	if ((rr = freeze_step(o, r, j, e)) != 0) {
+		ops1_job_free(j);
+		return rr < 0 ? -1 : 0;
+	}
+	*job = j;
+	return 0;
 }

@@ -12,23 +12,15 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgfs/proc.h"
 #include "ops/identity.h"
+#include "ops/job.h"
 #include "ops/key_ctx.h"
 #include "util/cleanup.h"
 
 #define KILL_DEADLINE_MS 5000
-#define KILL_ROUND_PAUSE_MS 10
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 
 /* Pins pid and checks it as kill(2) would: 0 with *pidfd set, 1 when refused (why filled), 2 when gone. */
@@ -115,37 +107,45 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 	return rc;
 }
 
-int ops1_kill(struct ops *o, const struct requester *r, const char *name, int sig, struct err *e)
+int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
 {
-	pidv seen = {0};
-	long long deadline = now_ms() + KILL_DEADLINE_MS;
-	int rc = -1;
+	pidv now = {0};
+	size_t left;
+	bool fresh;
+	bool first = j->seen.v == NULL;
+	int rr = ops1_tasks_host(o, r, j->name, true, &now, e);
+	if (rr == 0)
+		rr = kill_round(r, &now, j->sig, first, &j->seen, &left, &fresh, e);
+	pidv_free(&now);
+	if (rr < 0)
+		return -1;
+	if (first && j->sig == SIGKILL)
+		kill_unified(o, r, j->name);
+	if (j->sig == SIGKILL ? left == 0 : !fresh)
+		return 1;
+	if (monotonic_ms() > j->deadline_ms)
+		return err_set(e, ERR_BUSY, "%zu tasks of %s were still there %d s after signal %d", left, j->name,
+		               KILL_DEADLINE_MS / 1000, j->sig);
+	return 0;
+}
 
+int ops1_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops1_job **job,
+                    struct err *e)
+{
+	struct ops1_job *j;
+	int rr;
+
+	*job = NULL;
 	if (sig < 1 || sig > SIGRTMAX)
 		return err_set(e, ERR_INVALID, "signal %d is not a signal (1 to %d)", sig, SIGRTMAX);
-	for (bool first = true;; first = false) {
-		pidv now = {0};
-		size_t left;
-		bool fresh;
-		int rr = ops1_tasks_host(o, r, name, true, &now, e);
-		if (rr == 0)
-			rr = kill_round(r, &now, sig, first, &seen, &left, &fresh, e);
-		pidv_free(&now);
-		if (rr < 0)
-			goto out;
-		if (first && sig == SIGKILL)
-			kill_unified(o, r, name);
-		if (sig == SIGKILL ? left == 0 : !fresh)
-			break;
-		if (now_ms() > deadline) {
-			err_set(e, ERR_BUSY, "%zu tasks of %s were still there %d s after signal %d", left, name,
-			        KILL_DEADLINE_MS / 1000, sig);
-			goto out;
-		}
-		usleep(KILL_ROUND_PAUSE_MS * 1000);
+	if (!(j = ops1_job_new(name, KILL_DEADLINE_MS, e)))
+		return -1;
+	j->sig = sig;
+	j->step = kill_job_step;
+	if ((rr = kill_job_step(o, r, j, e)) != 0) {
+		ops1_job_free(j);
+		return rr < 0 ? -1 : 0;
 	}
-	rc = 0;
-out:
-	pidv_free(&seen);
-	return rc;
+	*job = j;
+	return 0;
 }

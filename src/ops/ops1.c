@@ -1,11 +1,13 @@
 /* The key API's cgroup operations: each a 0.42 operation applied to every hierarchy the name exists in. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgfs/idmap.h"
 #include "cgfs/proc.h"
 #include "ops/identity.h"
+#include "ops/job.h"
 #include "ops/ops1.h"
 
 int ops1_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
@@ -160,14 +162,36 @@ int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pi
 	return ops_move_pid(o, r, "all", name, pid, false, e);
 }
 
-int ops1_delete(struct ops *o, const struct requester *r, const char *name, bool force, struct err *e)
+static int remove_tree(struct ops *o, const struct requester *r, const char *name, struct err *e)
 {
 	int existed;
-	if (force && ops1_kill(o, r, name, 9, e) < 0)
-		return -1;
 	if (ops_remove(o, r, "all", name, true, &existed, e) < 0)
 		return -1;
 	if (existed < 0)
 		return err_set(e, ERR_NOT_FOUND, "cgroup '%s' does not exist", name);
+	return 0;
+}
+
+/* Delete with force: the kill's steps, then the removal. */
+static int delete_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
+{
+	int rr = j->then_remove ? kill_job_step(o, r, j, e) : 1;
+	if (rr != 1)
+		return rr;
+	return remove_tree(o, r, j->name, e) < 0 ? -1 : 1;
+}
+
+int ops1_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops1_job **job,
+                      struct err *e)
+{
+	*job = NULL;
+	if (!force)
+		return remove_tree(o, r, name, e);
+	if (ops1_kill_start(o, r, name, SIGKILL, job, e) < 0)
+		return -1;
+	if (!*job)
+		return remove_tree(o, r, name, e);
+	(*job)->then_remove = true;
+	(*job)->step = delete_step;
 	return 0;
 }

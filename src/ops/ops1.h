@@ -48,7 +48,21 @@ int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t
 int ops1_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e);
 /* For requesters in the daemon's pid namespace only. */
 int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e);
-int ops1_delete(struct ops *o, const struct requester *r, const char *name, bool force, struct err *e);
-int ops1_kill(struct ops *o, const struct requester *r, const char *name, int sig, struct err *e);
-/* Sets freezer.state and waits until the kernel reports the whole subtree in that state. */
-int ops1_freeze(struct ops *o, const struct requester *r, const char *name, bool frozen, struct err *e);
+/*
+ * The operations that wait on the kernel run as jobs, so that the daemon's
+ * loop never waits: start does what can be done at once and leaves *job
+ * NULL when nothing is left to wait for; otherwise ops1_job_step is called
+ * again (every few milliseconds) until it returns 1 (done) or -1 (failed).
+ */
+struct ops1_job;
+/* Delete: without force only a tree without tasks; with force, Kill(SIGKILL) first. */
+int ops1_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops1_job **job,
+                      struct err *e);
+/* Kill: every task of the tree signalled, forks included; for SIGKILL, done once the tree is empty. */
+int ops1_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops1_job **job,
+                    struct err *e);
+/* Freeze or thaw: freezer.state set, done once the kernel reports the whole tree in that state. */
+int ops1_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops1_job **job,
+                      struct err *e);
+int ops1_job_step(struct ops *o, const struct requester *r, struct ops1_job *job, struct err *e);
+void ops1_job_free(struct ops1_job *job);

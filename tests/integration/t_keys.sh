@@ -390,3 +390,23 @@ test_keys_privilege_rules_of_every_method_for_a_user() {
 	cgm_root delete k_priv
 	cgm_root delete k_rootonly
 }
+
+test_keys_a_waiting_kill_delays_nobody() {
+	local pid kpid rc
+	cgm_root new k_wait
+	pid=$(spawn_sleeper 0 k_wait)
+	cgm_root freeze k_wait
+	# A frozen task dies only once thawed (on v1; cgroup2's cgroup.kill takes it at once): the Kill waits,
+	# and the daemon goes on serving everyone else meanwhile.
+	cgm_root kill k_wait >"$WORK/kill.out" 2>&1 &
+	kpid=$!
+	sleep 0.3
+	ping_quickly 1000
+	cgm_root get k_wait pids.current >/dev/null || fail "a get while a Kill waits failed"
+	cgm_root thaw k_wait
+	rc=0
+	wait "$kpid" || rc=$?
+	expect_eq "$rc" 0 "Kill's exit status once the tree thawed ($(cat "$WORK/kill.out"))"
+	wait_until 2 gone "$pid" || fail "the task survived the Kill"
+	cgm_root delete k_wait
+}

@@ -1,0 +1,32 @@
+/*
+ * Method calls whose answer waits on the kernel: Kill until the tree is
+ * empty, Freeze until the kernel reports it frozen, Delete-force until its
+ * tasks are gone. The event loop never waits for them: each pending call
+ * is stepped every DEFERRED_STEP_USEC from the loop and answered when its
+ * step says done or failed, so one client's wait delays no other.
+ */
+#pragma once
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "ops/ops.h"
+
+#define DEFERRED_STEP_USEC 10000
+
+struct conn;
+struct deferred;
+
+/* One step: 1 done, 0 not yet, -1 failed with e set. */
+typedef int (*deferred_step_fn)(struct ops *o, const struct requester *r, void *state, struct err *e);
+
+struct deferred_registry {
+	struct deferred *head;
+};
+
+/* Keeps m unanswered and steps it from the loop; state is freed with free_state once answered. */
+int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, void *state, void (*free_state)(void *));
+uint64_t deferred_next_due(const struct deferred_registry *reg);
+void deferred_run_due(struct deferred_registry *reg, uint64_t now);
+/* The client went away: its calls are dropped unanswered. */
+void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c);
+void deferred_free_all(struct deferred_registry *reg);
