@@ -36,6 +36,9 @@ void hierarchies_free(struct hierarchies *hs);
  */
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e);
 
+/* The child of its root, in every hierarchy, that the daemon's own process lives in. */
+#define DAEMON_LEAF ".cgmanager"
+
 /* The leaf child in which a cgroup2 cgroup whose children have controllers keeps its own tasks. */
 #define CGROUP2_TASK_LEAF ".leaf"
 

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cgm.h"
@@ -102,6 +104,58 @@ static int parse_args(const struct verb *v, char **a, int n, const char *opts, i
 	return r;
 }
 
+/*
+ * The daemon resolves /dev paths only for clients in its own mount
+ * namespace; cgm sends MAJ:MIN, so that paths (and /dev/disk/by-id links)
+ * mean the devices this process sees, in a container too. In a device rule
+ * ("/dev/null rw") the node's type comes first: "c 1:3 rw".
+ */
+static int resolve_device_paths(const char *key, const char *value, char **out)
+{
+	bool rules = strcmp(key, "devices_whitelist") == 0 || strcmp(key, "devices_blacklist") == 0;
+	bool per_device = strncmp(key, "blkio_weight_device", 19) == 0 || strncmp(key, "blkio_throttle_", 15) == 0;
+	size_t cap = strlen(value) * 2 + 64, len = 0;
+	char *res;
+
+	*out = NULL;
+	if ((!rules && !per_device) || !strstr(value, "/dev/"))
+		return 0;
+	if (!(res = malloc(cap)))
+		return -ENOMEM;
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, ",\n"), lead = strspn(p, " \t");
+		const char *word = p + lead;
+		size_t wlen = strcspn(word, " \t,\n");
+		struct stat st;
+		char path[4096];
+		if (wlen < sizeof(path) && wlen > 5 && strncmp(word, "/dev/", 5) == 0) {
+			memcpy(path, word, wlen);
+			path[wlen] = '\0';
+			if (stat(path, &st) < 0 || (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))) {
+				fprintf(stderr, "cgm: %s: %s is not a device node here\n", key, path);
+				free(res);
+				return -EINVAL;
+			}
+			if (rules)
+				len += (size_t)snprintf(res + len, cap - len, "%c ", S_ISBLK(st.st_mode) ? 'b' : 'c');
+			len += (size_t)snprintf(res + len, cap - len, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+			len += (size_t)snprintf(res + len, cap - len, "%.*s", (int)(n - lead - wlen), word + wlen);
+		} else {
+			len += (size_t)snprintf(res + len, cap - len, "%.*s", (int)n, p);
+		}
+		p += n;
+		if (*p)
+			res[len++] = *p++;
+		res[len] = '\0';
+		if (len + 64 > cap) {
+			free(res);
+			return -E2BIG;
+		}
+	}
+	*out = res;
+	return 0;
+}
+
 /* KEY=VALUE arguments as values, allocated; v NULL: they were checked already. */
 static int parse_values(const struct verb *v, char **a, int n, cgm1_value **out, size_t *nout)
 {
@@ -115,10 +169,16 @@ static int parse_values(const struct verb *v, char **a, int n, cgm1_value **out,
 			if (v)
 				fprintf(stderr, "cgm: %s: '%s' is not KEY=VALUE\n", v->name, a[i]);
 			r = -EINVAL;
-		} else if (!(vals[i].key = strndup(a[i], (size_t)(eq - a[i]))) || !(vals[i].value = strdup(eq + 1)))
+		} else if (!(vals[i].key = strndup(a[i], (size_t)(eq - a[i]))) || !(vals[i].value = strdup(eq + 1))) {
 			r = -ENOMEM;
-		else
+		} else {
+			char *resolved;
 			(*nout)++;
+			if ((r = resolve_device_paths(vals[i].key, vals[i].value, &resolved)) == 0 && resolved) {
+				free(vals[i].value);
+				vals[i].value = resolved;
+			}
+		}
 	}
 	if (r < 0) {
 		cgm1_values_free(vals, (size_t)n);

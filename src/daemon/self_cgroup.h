@@ -2,7 +2,6 @@
 #pragma once
 #include "cgfs/hierarchy.h"
 
-#define DAEMON_LEAF ".cgmanager"
 
 /*
  * Moves the daemon into <root>/.cgmanager in every hierarchy, so it never

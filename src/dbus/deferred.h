@@ -2,8 +2,9 @@
  * Method calls whose answer waits on the kernel: Kill until the tree is
  * empty, Freeze until the kernel reports it frozen, Delete-force until its
  * tasks are gone. The event loop never waits for them: each pending call
- * is stepped every DEFERRED_STEP_USEC from the loop and answered when its
- * step says done or failed, so one client's wait delays no other.
+ * is stepped from the loop, first after DEFERRED_STEP_USEC and then less
+ * often, and answered when its step says done or failed, so one client's
+ * wait delays no other. Few may wait at once (per connection, per uid).
  */
 #pragma once
 #include <stdint.h>
@@ -11,7 +12,10 @@
 
 #include "ops/ops.h"
 
-#define DEFERRED_STEP_USEC 10000
+#define DEFERRED_STEP_USEC 10000      /* the first step's delay, doubling up to ... */
+#define DEFERRED_STEP_MAX_USEC 160000 /* ... this */
+#define DEFERRED_PER_CONN 1
+#define DEFERRED_PER_UID 8
 
 struct conn;
 struct deferred;

@@ -101,25 +101,38 @@ static int kh_read_file(void *ctx, const char *controller, const char *file, cha
 	return 0;
 }
 
-/* A /dev path as the requester sees it: resolved inside its own root, so a container names its own devices. */
+/*
+ * A /dev path, resolved in the daemon's own /dev and only for requesters
+ * that share its mount namespace (so it is their /dev too). Symlinks such as
+ * /dev/disk/by-id/... are followed while they stay beneath /dev and on its
+ * mount: a lookup that could reach a filesystem a user controls (a FUSE
+ * server that never answers would stall the daemon) is refused, and so are
+ * paths from other mount namespaces, whose clients resolve them themselves
+ * (cgm does) and send MAJ:MIN.
+ */
 static int kh_device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type, struct err *e)
 {
 	struct key_ctx *k = ctx;
-	char root[64];
-	struct stat st;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	char ns[64];
+	struct stat st, mine, theirs;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS};
 
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)k->r->pid);
-	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return err_errno(e, errno, "cannot see your root directory to resolve %s", path);
-	_cleanup_close_ int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)k->r->pid);
+	if (stat(ns, &theirs) < 0 || stat("/proc/self/ns/mnt", &mine) < 0 || theirs.st_ino != mine.st_ino ||
+	    theirs.st_dev != mine.st_dev)
+		return err_set(e, ERR_NOT_SUPPORTED, "%s: the daemon resolves /dev paths only in its own mount namespace; "
+		               "give the device as MAJ:MIN (cgm resolves paths for you)", path);
+	if (strncmp(path, "/dev/", 5) != 0)
+		return err_set(e, ERR_INVALID, "%s is not a path beneath /dev", path);
+	_cleanup_close_ int devfd = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (devfd < 0)
+		return err_errno(e, errno, "cannot open /dev to resolve %s", path);
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, devfd, path + 5, &how, sizeof(how));
 	if (fd < 0)
-		return err_errno(e, errno, "cannot resolve %s", path);
+		return err_errno(e, errno, "cannot resolve %s within /dev", path);
 	if (fstat(fd, &st) < 0)
 		return err_errno(e, errno, "cannot stat %s", path);
-	if (requester_still_alive(k->r, e) < 0)
-		return -1;
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
 		return err_set(e, ERR_INVALID, "%s is not a device node", path);
 	*type = S_ISBLK(st.st_mode) ? 'b' : 'c';

@@ -23,14 +23,17 @@
 #define KILL_DEADLINE_MS 5000
 
 
-/* Pins pid and checks it as kill(2) would: 0 with *pidfd set, 1 when refused (why filled), 2 when gone. */
+/*
+ * Pins pid and checks it as kill(2) would: 0 with *pidfd set, 1 when
+ * refused (why filled), 2 when gone, -1 when it cannot be pinned (errno).
+ */
 static int task_check(const struct requester *r, pid_t pid, int *pidfd, char why[POLICY_WHY_MAX])
 {
 	struct proc_ids ids;
 	struct err ignored;
 	*pidfd = pidfd_open(pid, 0);
 	if (*pidfd < 0)
-		return 2;
+		return errno == ESRCH ? 2 : -1;
 	if (proc_ids_read(pid, &ids, &ignored) < 0) {
 		close(*pidfd);
 		return 2;
@@ -52,7 +55,8 @@ static void kill_unified(struct ops *o, const struct requester *r, const char *n
 	if (!policy_is_host_root(&r->cred) || key_ctx_init(&k, o, r, name, &ignored) < 0)
 		return;
 	struct target *t = key_ctx_target(&k, "", &ignored);
-	if (t)
+	/* Not a tree that holds the daemon itself (<root>/.cgmanager): the rounds spare its pid, cgroup.kill would not. */
+	if (t && !rel_is_beneath(DAEMON_LEAF, t->rel))
 		cgdir_write(t->fd, "cgroup.kill", "1");
 	key_ctx_free(&k);
 }
@@ -66,19 +70,31 @@ static void kill_unified(struct ops *o, const struct requester *r, const char *n
 static int kill_round(const struct requester *r, const pidv *now, int sig, bool first, pidv *seen, size_t *left,
                       bool *fresh, struct err *e)
 {
-	int fds[now->n ? now->n : 1];
-	pid_t pids[now->n ? now->n : 1];
+	int *fds = calloc(now->n + 1, sizeof(int));
+	pid_t *pids = calloc(now->n + 1, sizeof(pid_t));
 	size_t n = 0;
 	char why[POLICY_WHY_MAX];
 	int rc = 0;
 
 	*left = 0;
 	*fresh = false;
+	if (!fds || !pids) {
+		free(fds);
+		free(pids);
+		return err_set(e, ERR_LIMIT, "out of memory");
+	}
 	for (size_t i = 0; i < now->n; i++) {
 		bool again = false;
+		/* The daemon in its own tree (it is in <root>/.cgmanager) is not a task anyone's Kill reaches. */
+		if (now->v[i] == getpid())
+			continue;
 		for (size_t j = 0; j < seen->n; j++)
 			again |= seen->v[j] == now->v[i];
 		int c = task_check(r, now->v[i], &fds[n], why);
+		if (c < 0) {
+			rc = err_errno(e, errno, "cannot pin pid %d to signal it", (int)now->v[i]);
+			break;
+		}
 		if (c == 1 && first) {
 			rc = err_set(e, ERR_ACCESS, "Kill refused, nothing was signalled: %s", why);
 			break;
@@ -104,6 +120,8 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 			rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
 		close(fds[i]);
 	}
+	free(fds);
+	free(pids);
 	return rc;
 }
 

@@ -54,11 +54,11 @@ int ops_list_children(struct ops *o, const struct requester *r, const char *cont
 	return for_each_hierarchy(o, r, h->name, children_in, &a, e) < 0 ? -1 : 0;
 }
 
-static int collect_procs(int fd, bool recursive, pidv *out)
+static int collect_procs(int fd, bool recursive, bool unified, pidv *out)
 {
 	strv kids = {0};
 	int r = cgdir_procs(fd, out);
-	if (r >= 0 && !recursive) {
+	if (r >= 0 && !recursive && unified) {
 		_cleanup_close_ int leaf = cgdir_open_beneath(fd, UNIFIED_LEAF);
 		if (leaf >= 0)
 			r = cgdir_procs(leaf, out);
@@ -69,7 +69,7 @@ static int collect_procs(int fd, bool recursive, pidv *out)
 	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
 		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
 		if (kfd >= 0)
-			r = collect_procs(kfd, true, out);
+			r = collect_procs(kfd, true, unified, out);
 	}
 	strv_free(&kids);
 	return r;
@@ -81,7 +81,7 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	struct list_args *a = arg;
 	struct target t = {.req_fd = -1, .fd = -1};
 	int rc = open_listable(o, r, pc, h, a->name, "cgroup.procs", &t, e);
-	if (rc == 0 && (rc = collect_procs(t.fd, a->recursive, a->pids)) < 0)
+	if (rc == 0 && (rc = collect_procs(t.fd, a->recursive, h->unified, a->pids)) < 0)
 		rc = err_errno(e, -rc, "cannot read the tasks of %s", t.what);
 	target_close(&t);
 	return rc;

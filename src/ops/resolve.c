@@ -97,6 +97,19 @@ static int open_named(struct target *t, int basefd, const char *clean, bool must
 }
 
 /* Refuses a name, quoting only its start so that the reason always fits in the message. */
+/* On cgroup2 the task leaf is the daemon's: nobody names it (ops/unified.h). */
+static bool leaf_named(const struct hierarchy *h, const char *clean, const char **why)
+{
+	for (const char *p = clean; h->unified && *p; p += strcspn(p, "/"), p += *p == '/') {
+		size_t n = strcspn(p, "/");
+		if (n == strlen(UNIFIED_LEAF) && strncmp(p, UNIFIED_LEAF, n) == 0) {
+			*why = "'" UNIFIED_LEAF "' is where cgroup2 keeps a cgroup's own tasks; it is not a cgroup of its own";
+			return true;
+		}
+	}
+	return false;
+}
+
 static int name_refused(struct err *e, const char *name, const char *why)
 {
 	size_t n = strnlen(name, 128);
@@ -113,7 +126,7 @@ int target_resolve(const struct ops *o, const struct requester *r, const struct 
 
 	(void)o;
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
-	if (cgname_normalize(name, clean, &why) < 0)
+	if (cgname_normalize(name, clean, &why) < 0 || leaf_named(h, clean, &why))
 		return name_refused(e, name, why);
 	if (!own)
 		return err_set(e, ERR_NOT_FOUND, "you are in no cgroup of %s", h->name);
@@ -138,7 +151,7 @@ int target_resolve_abs(const struct requester *r, struct hierarchy *h, const cha
 	const char *why;
 	char clean[CGNAME_MAX];
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
-	if (cgname_normalize(name, clean, &why) < 0)
+	if (cgname_normalize(name, clean, &why) < 0 || leaf_named(h, clean, &why))
 		return name_refused(e, name, why);
 	if (proxy_base(r, h, t->req_rel) < 0)
 		return err_set(e, ERR_ACCESS, "the cgroup of the proxy that relayed you is outside %s:%s, the tree this "

@@ -53,13 +53,14 @@ static int leaf_open(int fd, int *out)
 		return -errno;
 	if ((*out = cgdir_open_beneath(fd, UNIFIED_LEAF)) < 0)
 		return *out;
-	if (fstat(fd, &st) < 0 || (st.st_uid != 0 || st.st_gid != 0 ? (r = cgdir_chown_all(*out, st.st_uid, st.st_gid))
-	                                                              : (r = 0)) < 0) {
-		r = -errno;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && (st.st_uid != 0 || st.st_gid != 0))
+		r = cgdir_chown_all(*out, st.st_uid, st.st_gid);
+	if (r < 0) {
 		close(*out);
-		return r;
+		*out = -1;
 	}
-	return 0;
+	return r;
 }
 
 /* Moves every task of fd into its leaf; returns how many were moved, or -errno. */
@@ -156,46 +157,101 @@ static int enable_in(const struct ops *o, const struct hierarchy *h, const char 
 	return err_errno(e, -r, "cannot enable %s in %s cgroup.subtree_control", ctrl, what);
 }
 
-int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
+/* The ancestors of t from the daemon's root to t's parent, as paths relative to the root; returns the count. */
+static int ancestors_of(const struct target *t, char out[][CGNAME_MAX], int max)
+{
+	int n = 0;
+	const char *rest = t->rel;
+	out[n++][0] = '\0';
+	for (;;) {
+		size_t len = strcspn(rest, "/");
+		if (rest[len] == '\0' || n == max)
+			return n;
+		snprintf(out[n], CGNAME_MAX, "%s%s%.*s", out[n - 1], out[n - 1][0] ? "/" : "", (int)len, rest);
+		n++;
+		rest += len + 1;
+	}
+}
+
+#define MAX_ANCESTORS 64
+
+int unified_needs_enable(const struct requester *r, const struct target *t, const char *file, char ctrl[64],
                          struct err *e)
 {
-	char ctrl[64], why[POLICY_WHY_MAX];
+	char why[POLICY_WHY_MAX], (*anc)[CGNAME_MAX];
 	struct stat st;
 	struct owner limits;
 	size_t n = strcspn(file, ".");
+	int rc = 0;
 
-	if (!t->h->unified || t->rel[0] == '\0' || is_core_file(file) || n == 0 || n >= sizeof(ctrl) || !file[n])
+	if (!t->h->unified || t->rel[0] == '\0' || is_core_file(file) || n == 0 || n >= 64 || !file[n])
 		return 0;
 	memcpy(ctrl, file, n);
 	ctrl[n] = '\0';
 	if (!strv_contains(&t->h->controllers, ctrl) || cgdir_stat(t->fd, file, &st) == 0)
 		return 0;
-	/* Only one who may set t's limits makes their files appear. */
+	/* Only one who may set t's limits makes their files appear ... */
 	if (target_owner(t, "cgroup.max.depth", &limits, e) < 0)
 		return -1;
 	if (!policy_may_set_value(&r->cred, &limits, file, false, strcmp(t->rel, t->req_rel) == 0, t->what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
-	/* Top-down: the daemon's root first, t's parent last. */
-	char anc[CGNAME_MAX] = "";
-	const char *rest = t->rel;
-	for (;;) {
-		if (enable_in(o, t->h, anc, ctrl, e) < 0)
-			return -1;
-		size_t len = strcspn(rest, "/");
-		if (rest[len] == '\0')
-			break; /* what remains is t's own name */
-		char next[CGNAME_MAX];
-		snprintf(next, sizeof(next), "%s%s%.*s", anc, *anc ? "/" : "", (int)len, rest);
-		memcpy(anc, next, sizeof(anc));
-		rest += len + 1;
+	/* ... and only where it may enable the controller itself: the kernel's delegation rule. */
+	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))
+		return err_set(e, ERR_LIMIT, "out of memory");
+	int na = ancestors_of(t, anc, MAX_ANCESTORS);
+	for (int i = 0; i < na && rc == 0; i++) {
+		_cleanup_close_ int fd = cgdir_open_beneath(t->h->root_fd, anc[i]);
+		_cleanup_free_ char *have = NULL;
+		if (fd < 0 || cgdir_read(fd, "cgroup.subtree_control", &have) < 0) {
+			rc = err_set(e, ERR_FAILED, "cannot read %s:/%s cgroup.subtree_control", t->h->name, anc[i]);
+			break;
+		}
+		if (word_in(have, ctrl))
+			continue;
+		if (cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
+			rc = err_errno(e, errno, "cannot stat %s:/%s cgroup.subtree_control", t->h->name, anc[i]);
+			break;
+		}
+		struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
+		if (!policy_is_host_root(&r->cred) && !policy_permits(&r->cred, &sc, WANT_WRITE))
+			rc = err_set(e, ERR_ACCESS, "%s needs %s enabled in %s:/%s cgroup.subtree_control, which is owned by uid "
+			             "%u; you are uid %u: ask its owner to enable +%s there", t->what, ctrl, t->h->name, anc[i],
+			             (unsigned)sc.uid, (unsigned)r->cred.uid, ctrl);
+		else
+			rc = 1;
 	}
-	return 0;
+	free(anc);
+	return rc < 0 ? -1 : rc;
+}
+
+int unified_enable(struct ops *o, const struct target *t, const char *ctrl, struct err *e)
+{
+	char (*anc)[CGNAME_MAX] = calloc(MAX_ANCESTORS, sizeof(*anc));
+	int rc = 0;
+	if (!anc)
+		return err_set(e, ERR_LIMIT, "out of memory");
+	/* Top-down: the daemon's root first, t's parent last. */
+	int na = ancestors_of(t, anc, MAX_ANCESTORS);
+	for (int i = 0; i < na && rc == 0; i++)
+		rc = enable_in(o, t->h, anc[i], ctrl, e);
+	free(anc);
+	return rc;
+}
+
+int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
+                         struct err *e)
+{
+	char ctrl[64];
+	int rc = unified_needs_enable(r, t, file, ctrl, e);
+	return rc <= 0 ? rc : unified_enable(o, t, ctrl, e);
 }
 
 int unified_procs_fd(const struct target *t, int *fd)
 {
 	_cleanup_free_ char *sub = NULL;
-	if (t->h->unified && cgdir_read(t->fd, "cgroup.subtree_control", &sub) == 0 && sub[0] && sub[0] != '\n')
+	bool is_root = strcmp(t->h->root_path, "/") == 0 && t->rel[0] == '\0'; /* cgroup2's root may hold tasks */
+	if (t->h->unified && !is_root && cgdir_read(t->fd, "cgroup.subtree_control", &sub) == 0 && sub[0] &&
+	    sub[0] != '\n')
 		return leaf_open(t->fd, fd);
 	*fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 3);
 	return *fd < 0 ? -errno : 0;

@@ -18,10 +18,18 @@ void unified_strip_leaf(char *rel);
 bool unified_is_leaf(const char *name);
 
 /*
- * Before FILE of t is written: when t is on cgroup2 and FILE belongs to a
- * controller the daemon's root has but t's parent does not enable, checks
- * that r may set t's limits and enables the controller down to t's parent.
+ * Whether FILE of t must first be made to exist: 1 (ctrl filled) when t is
+ * on cgroup2, FILE belongs to a controller the daemon's root has, and some
+ * ancestor from the root to t's parent does not enable it; 0 when nothing
+ * is needed; -1 when r may not have it done: r must be allowed to set t's
+ * limits, and to write cgroup.subtree_control of every ancestor it would
+ * change (host root may everywhere), as the kernel asks of a delegatee.
  */
+int unified_needs_enable(const struct requester *r, const struct target *t, const char *file, char ctrl[64],
+                         struct err *e);
+/* Enables ctrl top-down from the daemon's root to t's parent, moving tasks in the way into leaves. */
+int unified_enable(struct ops *o, const struct target *t, const char *ctrl, struct err *e);
+/* Both, for the calls that write one file (SetValue, Chmod). */
 int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
                          struct err *e);
 

@@ -41,6 +41,8 @@ struct step {
 	struct target *t;
 	char *old;  /* NULL: the file cannot be read back (devices.allow) or was not read */
 	bool done;
+	bool enable;          /* on cgroup2, enable_ctrl must be enabled above t first */
+	char enable_ctrl[64];
 };
 
 /* Device rules for cgroup2 are one program per cgroup: every rule of the request for one target together. */
@@ -69,7 +71,15 @@ static int check_step(struct key_ctx *k, struct step *s, struct err *e)
 	snprintf(what, sizeof(what), "%s %s", s->t->what, s->w->file ? s->w->file : "device program");
 	if (policy_is_task_or_agent_file(file))
 		return err_set(e, ERR_ACCESS, "%s: %s is a task or agent file", s->key, what);
-	if ((s->w->file && unified_prepare_file(k->o, r, s->t, file, e) < 0) || target_owner(s->t, file, &own, e) < 0) {
+	/* A cgroup2 controller not enabled yet: its files appear at write time, once everything is checked. */
+	int enable = s->w->file ? unified_needs_enable(r, s->t, file, s->enable_ctrl, e) : 0;
+	if (enable < 0)
+		return err_prefix(e, s->key);
+	if (enable > 0) {
+		s->enable = true;
+		return 0;
+	}
+	if (target_owner(s->t, file, &own, e) < 0) {
 		if (e->kind == ERR_NOT_FOUND)
 			return err_set(e, ERR_NOT_SUPPORTED, "%s: %s has no %s, so this kernel or this cgroup offers no such "
 			               "setting here (a cgroup2 controller must be enabled in the parent's cgroup.subtree_control)",
@@ -211,6 +221,9 @@ int ops1_set_values(struct ops *o, const struct requester *r, const char *name, 
 		if (!steps[i].w->file && batch_for(batches, &nb, steps[i].t, e) < 0)
 			goto out;
 	}
+	for (size_t i = 0; i < writes.n; i++)
+		if (steps[i].enable && unified_enable(o, steps[i].t, steps[i].enable_ctrl, e) < 0)
+			goto out;
 	if (write_steps(steps, writes.n, e) < 0 || apply_rules(steps, writes.n, batches, nb, e) < 0) {
 		undo(steps, writes.n, batches, nb);
 		goto out;

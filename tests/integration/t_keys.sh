@@ -410,3 +410,18 @@ test_keys_a_waiting_kill_delays_nobody() {
 	wait_until 2 gone "$pid" || fail "the task survived the Kill"
 	cgm_root delete k_wait
 }
+
+test_keys_daemon_resolves_dev_paths_only_in_its_mount_namespace() {
+	cgm_root new k_devns
+	# Sent as a path (busctl, not cgm): the daemon resolves it in /dev for a client of its mount namespace ...
+	busctl1_as 0 "" SetValues sa{ss} k_devns 1 devices_blacklist "/dev/zero rwm"
+	run_as 0 k_devns head -c1 /dev/zero >/dev/null 2>&1 && fail "/dev/zero, named by path, was not denied"
+	# ... and refuses it from another one, whose /dev it does not look into.
+	expect_refused "only in its own mount namespace|Operation not supported" run_as 0 "" unshare -m \
+		busctl --address="unix:path=$SOCK" call $CGM_DEST $CGM_PATH $CGM_IFACE1 SetValues sa{ss} k_devns 1 \
+		devices_blacklist "/dev/full rwm"
+	# Links that leave /dev, and other mounts beneath it (/dev/shm, where users write), are not followed.
+	expect_refused "Invalid cross-device link|Access denied|resolve" \
+		busctl1_as 0 "" SetValues sa{ss} k_devns 1 devices_blacklist "/dev/shm rwm"
+	cgm_root delete k_devns
+}
