@@ -16,6 +16,8 @@ container_up() {
 		set -e
 		cgm() { '$CGM' \"\$@\"; }
 		cgm create all '$rel'
+		# Its limits, set from outside (on cgroup2 that also enables the controllers its root may not enable).
+		cgm set '$rel' memory.limit=max pids.limit=max
 		cgm chown all '$rel' $ids $ids
 		mkdir '$WORK/$name'
 		chown $ids:$ids '$WORK/$name'
