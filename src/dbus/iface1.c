@@ -11,6 +11,14 @@
 
 #define OPS(c) conn_ops(c)
 
+/* What sd_bus_message_read_strv hands out. */
+static void free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static int read_kvv(sd_bus_message *m, kvv *out)
 {
 	const char *k, *v;
@@ -113,9 +121,7 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 		else
 			r = sd_bus_reply_method_return(m, "b", (int)created);
 	}
-	for (size_t i = 0; ctrls && ctrls[i]; i++)
-		free(ctrls[i]);
-	free(ctrls);
+	free_strv(ctrls);
 	kvv_free(&values);
 	return r;
 }
@@ -155,9 +161,7 @@ static int m_get_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 		else
 			r = reply_kvv(m, &out);
 	}
-	for (size_t i = 0; keys && keys[i]; i++)
-		free(keys[i]);
-	free(keys);
+	free_strv(keys);
 	kvv_free(&out);
 	return r;
 }

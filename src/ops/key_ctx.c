@@ -89,9 +89,15 @@ static int kh_read_file(void *ctx, const char *controller, const char *file, cha
 		*out = strdup(pending);
 		return *out ? 0 : err_set(e, ERR_LIMIT, "out of memory");
 	}
-	if (strcmp(file, KEY_DEVICES_BPF_FILE) == 0)
-		return stored_device_rules(t, out, e);
 	snprintf(what, sizeof(what), "%s %s", t->what, file);
+	if (strcmp(file, KEY_DEVICES_BPF_FILE) == 0) {
+		/* The rules live on the directory: whoever may list it may read them. */
+		if (target_owner(t, "", &own, e) < 0)
+			return -1;
+		if (!policy_may_list(&k->r->cred, &own, t->what, why))
+			return err_set(e, ERR_ACCESS, "%s", why);
+		return stored_device_rules(t, out, e);
+	}
 	if (target_owner(t, file, &own, e) < 0)
 		return -1;
 	if (!policy_may_read(&k->r->cred, &own, what, why))

@@ -59,6 +59,8 @@ static int each_existing(struct ops *o, const struct requester *r, const char *n
 		}
 	}
 	if (!any) {
+		if (first.kind == ERR_NONE)
+			return err_set(e, ERR_NOT_FOUND, "this daemon serves no hierarchy");
 		*e = first;
 		return -1;
 	}

@@ -90,16 +90,6 @@ test_v2_blkio_throttle_write_slows_a_writer() {
 	cgm_root delete v2_io
 }
 
-test_v2_devices_blacklist_is_a_bpf_program() {
-	cgm_root new v2_dev devices_blacklist="c 1:5 rwm"
-	expect_eq "$(cgm_root get v2_dev devices_list)" "c 1:5 rwm deny" "devices_list"
-	run_as 0 v2_dev head -c1 /dev/null || fail "/dev/null was denied too"
-	run_as 0 v2_dev head -c1 /dev/zero >/dev/null 2>&1 && fail "/dev/zero was not denied"
-	cgm_root set v2_dev devices_blacklist=/dev/null
-	run_as 0 v2_dev sh -c ': </dev/null' 2>/dev/null && fail "/dev/null was not denied by path"
-	cgm_root delete v2_dev
-}
-
 test_v2_listcontrollers_names_what_cgroup_controllers_offers() {
 	local c
 	for c in $(cat "$(sb_path unified)/cgroup.controllers"); do
