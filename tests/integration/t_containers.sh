@@ -183,12 +183,16 @@ test_container_cgm_sees_controllers_and_keys() {
 
 test_container_proxy_reconnects_after_daemon_restart() {
 	# A daemon of this test's own, so that it can be restarted under the container's cgproxy.
-	local t0 t1 ms
+	local t0 t1 ms base
 	UPSTREAM=$WORK/restart.sock
 	extra_daemon "$UPSTREAM"
 	wait_for_socket "$UPSTREAM"
 	containers_nested 1
+	# What a request costs here when nothing restarts (process starts are slow under emulation, as in the v2 VM).
+	t0=$(date +%s%N)
 	in_container c1 "$CGM" create memory before_restart
+	t1=$(date +%s%N)
+	base=$(((t1 - t0) / 1000000))
 	kill -TERM "$EXTRA_PID"
 	wait "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
 	expect_refused "cannot reach cgmanager" in_container c1 "$CGM" create memory while_down
@@ -200,7 +204,8 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	ms=$(((t1 - t0) / 1000000))
 	expect_exists "$(sb_path memory)/c1/after_restart"
 	expect_exists "$(sb_path memory)/c1/before_restart"
-	[ "$ms" -lt 1000 ] || fail "the first request after the restart took $ms ms"
+	# Within a second of what a request costs anyway.
+	[ "$ms" -lt $((1000 + base)) ] || fail "the first request after the restart took $ms ms (without a restart: $base ms)"
 	kill -TERM "$EXTRA_PID"
 	wait "$EXTRA_PID" || true
 }
