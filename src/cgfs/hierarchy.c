@@ -248,9 +248,7 @@ static int hierarchy_from_self(struct hierarchy *h, const char *line)
 		h->id = 0;
 		h->unified = true;
 		/* Started among the tasks a cgroup2 parent keeps in its leaf (ops/unified.h): the parent is the root. */
-		size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);
-		if (n > l + 1 && path[n - l - 1] == '/' && strcmp(path + n - l, CGROUP2_TASK_LEAF) == 0)
-			path[n - l - 1] = '\0';
+		cgroup2_strip_leaf(path);
 	} else {
 		return -EINVAL;
 	}
@@ -372,6 +370,15 @@ static struct hierarchy *find_one(const struct hierarchies *hs, const char *name
 		if (hs->h[i].unified && strv_contains(&hs->h[i].controllers, named))
 			return &hs->h[i];
 	return NULL;
+}
+
+void cgroup2_strip_leaf(char *path)
+{
+	size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);
+	if (strcmp(path, CGROUP2_TASK_LEAF) == 0)
+		path[0] = '\0';
+	else if (n > l && path[n - l - 1] == '/' && strcmp(path + n - l, CGROUP2_TASK_LEAF) == 0)
+		path[n - l - 1 == 0 ? 1 : n - l - 1] = '\0'; /* "/.leaf" is "/" */
 }
 
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e)

@@ -131,8 +131,8 @@ static int resolve_device_paths(const char *key, const char *value, char **out)
 		if (wlen < sizeof(path) && wlen > 5 && strncmp(word, "/dev/", 5) == 0) {
 			memcpy(path, word, wlen);
 			path[wlen] = '\0';
-			if (stat(path, &st) < 0 || (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))) {
-				fprintf(stderr, "cgm: %s: %s is not a device node here\n", key, path);
+			if (stat(path, &st) < 0 || (!S_ISBLK(st.st_mode) && (per_device || !S_ISCHR(st.st_mode)))) {
+				fprintf(stderr, "cgm: %s: %s is not a %s here\n", key, path, per_device ? "block device" : "device node");
 				free(res);
 				return -EINVAL;
 			}

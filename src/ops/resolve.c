@@ -69,7 +69,7 @@ int rel_within_root(const struct hierarchy *h, const char *path, char rel[CGNAME
 		return -1;
 	strcpy(rel, rest);
 	if (h->unified)
-		unified_strip_leaf(rel);
+		cgroup2_strip_leaf(rel);
 	return 0;
 }
 

@@ -21,15 +21,6 @@ static bool is_core_file(const char *file)
 	return false;
 }
 
-void unified_strip_leaf(char *rel)
-{
-	size_t n = strlen(rel), l = strlen(UNIFIED_LEAF);
-	if (strcmp(rel, UNIFIED_LEAF) == 0)
-		rel[0] = '\0';
-	else if (n > l && rel[n - l - 1] == '/' && strcmp(rel + n - l, UNIFIED_LEAF) == 0)
-		rel[n - l - 1] = '\0';
-}
-
 bool unified_is_leaf(const char *name)
 {
 	return strcmp(name, UNIFIED_LEAF) == 0;

@@ -13,8 +13,6 @@
 
 #define UNIFIED_LEAF CGROUP2_TASK_LEAF
 
-/* rel without a last component UNIFIED_LEAF ("a/.leaf" -> "a", ".leaf" -> ""). */
-void unified_strip_leaf(char *rel);
 bool unified_is_leaf(const char *name);
 
 /*

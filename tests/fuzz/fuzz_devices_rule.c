@@ -4,17 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "cgfs/devices_bpf.h"
-
-#define FUZZ_CHECK(c)                                                                                  \
-	do {                                                                                               \
-		if (!(c)) {                                                                                    \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__);                 \
-			abort();                                                                                   \
-		}                                                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The access as a set of r, w, m bits. */
 static int bits(const struct dev_rule *r)

@@ -4,31 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "keys/keys.h"
 
-#define FUZZ_CHECK(c)                                                                                  \
-	do {                                                                                               \
-		if (!(c)) {                                                                                    \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__);                 \
-			abort();                                                                                   \
-		}                                                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type, struct err *e)
-{
-	(void)ctx;
-	if (strcmp(path, "/dev/null") == 0)
-		*type = 'c', *major = 1, *minor = 3;
-	else if (strcmp(path, "/dev/sda") == 0)
-		*type = 'b', *major = 8, *minor = 0;
-	else
-		return err_set(e, ERR_NOT_FOUND, "cannot resolve %s", path);
-	return 0;
-}
-
-static const struct key_host host = {NULL, NULL, device_of, NULL, NULL};
+static const struct key_host host = {NULL, NULL, fuzz_device_of, NULL, NULL};
 
 static void check_bytes(const char *s)
 {

@@ -10,17 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "keys/keys.h"
-
-#define FUZZ_CHECK(c)                                                                                  \
-	do {                                                                                               \
-		if (!(c)) {                                                                                    \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__);                 \
-			abort();                                                                                   \
-		}                                                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_PIECES 8
 struct fake {
@@ -55,18 +46,6 @@ static int read_file(void *ctx, const char *controller, const char *file, char *
 	return 0;
 }
 
-static int device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type, struct err *e)
-{
-	(void)ctx;
-	if (strcmp(path, "/dev/null") == 0)
-		*type = 'c', *major = 1, *minor = 3;
-	else if (strcmp(path, "/dev/sda") == 0)
-		*type = 'b', *major = 8, *minor = 0;
-	else
-		return err_set(e, ERR_NOT_FOUND, "cannot resolve %s", path);
-	return 0;
-}
-
 static int online_cpus(void *ctx)
 {
 	const struct fake *f = ctx;
@@ -75,7 +54,7 @@ static int online_cpus(void *ctx)
 
 static void run(struct fake *f, const char *key, const char *value)
 {
-	const struct key_host h = {version_of, read_file, device_of, online_cpus, f};
+	const struct key_host h = {version_of, read_file, fuzz_device_of, online_cpus, f};
 	key_writes w = {0};
 	struct err e = {0};
 	char *out = NULL, *out2 = NULL;

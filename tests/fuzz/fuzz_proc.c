@@ -5,17 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "cgfs/proc.h"
-
-#define FUZZ_CHECK(c)                                                                                  \
-	do {                                                                                               \
-		if (!(c)) {                                                                                    \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__);                 \
-			abort();                                                                                   \
-		}                                                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_cgroups(const char *text)
 {

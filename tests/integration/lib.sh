@@ -59,6 +59,20 @@ pure_v2() { [ "${#SB_DIRS[@]}" = 1 ] && [ "${SB_DIRS[0]%%|*}" = unified ]; }
 
 sb_hierarchies() { local e; for e in "${SB_DIRS[@]}"; do echo "${e%%|*}"; done; }
 
+# sweep_stale_sandboxes DIR: removes the sandboxes a run killed outright (SIGKILL, a lost machine) left
+# in DIR, our own cgroup: only cgm-test-PID directories whose PID is gone and that hold no task.
+sweep_stale_sandboxes() {
+	local old pid
+	for old in "$1"/cgm-test-*; do
+		[ -d "$old" ] || continue
+		pid=${old##*cgm-test-}
+		[[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null || continue
+		[ -z "$(find "$old" -name cgroup.procs -exec cat {} + 2>/dev/null)" ] || continue
+		find "$old" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+
 sandbox_create() {
 	local id ctrls path mp root rel d name
 	while IFS=: read -r id ctrls path; do
@@ -66,6 +80,7 @@ sandbox_create() {
 		[ -n "$mp" ] || continue
 		if [ "$root" = / ]; then rel=$path; else rel=${path#"$root"}; fi
 		d=${mp%/}${rel%/}/$SB_NAME
+		sweep_stale_sandboxes "$(dirname "$d")"
 		mkdir "$d" || return 1
 		name=${ctrls:-unified}
 		SB_DIRS+=("$name|$d")
@@ -187,6 +202,9 @@ daemon_stop() {
 }
 
 daemon_alive() { [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; }
+
+# skip REASON: ends the test as skipped (run.sh counts it, with the reason), where this host lacks what it needs.
+skip() { echo "  skipped: $*"; exit 77; }
 
 # --- assertions: each prints what went wrong and returns 1 ---
 fail() { echo "  FAILED: $*" >&2; return 1; }

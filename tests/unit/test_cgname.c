@@ -1,4 +1,5 @@
 #include "check.h"
+#include "cgfs/hierarchy.h"
 #include "util/cgname.h"
 
 static int norm(const char *in, char out[CGNAME_MAX])
@@ -90,8 +91,26 @@ static void join(void)
 	CHECK_STR(out, "a/b/c");
 }
 
+static void cgroup2_task_leaf_is_its_parent(void)
+{
+	char a[] = "a/b/.leaf", b[] = ".leaf", c[] = "/.leaf", d[] = "/x/.leaf", e[] = "a/.leafy", f[] = "a.leaf";
+	cgroup2_strip_leaf(a);
+	CHECK_STR(a, "a/b");
+	cgroup2_strip_leaf(b);
+	CHECK_STR(b, "");
+	cgroup2_strip_leaf(c);
+	CHECK_STR(c, "/");
+	cgroup2_strip_leaf(d);
+	CHECK_STR(d, "/x");
+	cgroup2_strip_leaf(e);
+	CHECK_STR(e, "a/.leafy");
+	cgroup2_strip_leaf(f);
+	CHECK_STR(f, "a.leaf");
+}
+
 int main(void)
 {
+	RUN(cgroup2_task_leaf_is_its_parent);
 	RUN(own_cgroup_is_empty_path);
 	RUN(slashes_fold_and_stay_relative);
 	RUN(dot_and_dotdot_refused);
