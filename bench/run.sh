@@ -1,15 +1,76 @@
 #!/usr/bin/env bash
-# Runs cgm-bench against a daemon in a sandbox cgroup beneath this shell's own (the test suite's
-# harness), with 1 and 4 clients, and removes everything afterwards.
-#   BUILD=build bench/run.sh [ITERATIONS]
+# Runs every benchmark against daemons in a sandbox cgroup beneath this shell's own (the test suite's
+# harness: tests/integration/lib.sh), and removes everything afterwards, on failure too.
+#
+#   BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients 1,4,16] [--repeat N]
+#                            [--runs N] [--only startup,rss,ops,scale]
+#
+# Default (quick, a few minutes): 1000 iterations per row, 1, 4 and 16 clients, trees of 100 and 1000
+# cgroups, 50 start-ups. --full: 5000 iterations, 200 start-ups, and the 10000-cgroup tree; --10k adds
+# that tree to the quick run. The daemon runs with a soft RLIMIT_NOFILE of 1024 (a common default),
+# which it raises itself to its hard limit. --repeat N runs the operation tables N times and then
+# prints the median of each row (bench/medians.py).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${BUILD:-$here/../build}" && pwd)
+iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,ops,scale repeat=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) iterations=5000 sizes=100,1000,10000 runs=200 ;;
+	--10k) sizes=100,1000,10000 ;;
+	--iterations) iterations=$2; shift ;;
+	--clients) clients=$2; shift ;;
+	--only) only=$2; shift ;;
+	--repeat) repeat=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	[0-9]*) iterations=$1 ;;
+	*) echo "usage: BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients LIST] [--repeat N] [--runs N] [--only LIST]" >&2; exit 2 ;;
+	esac
+	shift
+done
+want() { [[ ,$only, == *,$1,* ]]; }
+failed=
+
 . "$here/../tests/integration/lib.sh"
 trap 'daemon_stop; sandbox_destroy' EXIT
 sandbox_create
-DAEMON_LOG_LEVEL=warn daemon_start
-echo "machine: $(nproc) cpus, $(uname -r), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
-for c in 1 4; do
-	run_as 0 "" "$BUILD/bench/cgm-bench" --socket "$SOCK" --memdir "$(sb_path memory)" --iterations "${1:-20000}" --clients "$c"
-done
+hier=()
+for e in "${SB_DIRS[@]}"; do hier+=(--hier "${e%%|*}=${e#*|}"); done
+BENCH=$BUILD/bench/cgm-bench
+
+echo "# cgm-bench $(date -u +%Y-%m-%dT%H:%MZ)"
+echo
+opts=$BUILD/meson-info/intro-buildoptions.json
+opt() { grep -o "\"name\": \"$1\", \"value\": [^,]*" "$opts" 2>/dev/null | sed 's/.*: //; s/"//g'; }
+echo "machine: $(nproc) cpus ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), kernel $(uname -r)," \
+	"load $(cut -d' ' -f1-3 /proc/loadavg); build: $(opt buildtype) -O$(opt optimization)," \
+	"cc: $(sed -n 's/^C compiler for the host machine: //p' "$BUILD/meson-logs/meson-log.txt" | head -1)"
+echo "hierarchies: $(sb_hierarchies | tr '\n' ' ')"
+echo
+
+if want startup; then
+	run_as 0 "" "$BENCH" startup --daemon "$CGMANAGER" --sockdir "$WORK" --runs "$runs" || failed="$failed startup"
+	echo
+fi
+DAEMON_LOG_LEVEL=warn DAEMON_WRAPPER="prlimit --nofile=1024:$(ulimit -Hn) --" daemon_start
+if want rss; then
+	run_as 0 "" "$BENCH" rss --socket "$SOCK" --daemon-pid "$DAEMON_PID" --conns 1000 || failed="$failed rss"
+	echo
+	echo "heap of one connection's sd-bus set-up, part by part (bench/busmem.c):"
+	echo
+	"$BUILD/bench/bench-busmem" || failed="$failed busmem"
+	echo
+fi
+if want ops; then
+	for r in $(seq "$repeat"); do
+		[ "$repeat" = 1 ] || echo "## run $r of $repeat"
+		{ run_as 0 "" "$BENCH" ops --socket "$SOCK" "${hier[@]}" --iterations "$iterations" --clients "$clients" ||
+			echo "ops run $r: some calls failed (the rows say ERRORS)" >&2; } | tee -a "$WORK/ops.md"
+		echo
+	done
+	[ "$repeat" = 1 ] || { echo "## medians of $repeat runs"; python3 "$here/medians.py" "$WORK/ops.md"; echo; }
+fi
+if want scale; then
+	run_as 0 "" "$BENCH" scale --socket "$SOCK" "${hier[@]}" --sizes "$sizes" || failed="$failed scale"
+fi
+[ -z "$failed" ] || { echo "failed:$failed" >&2; exit 1; }

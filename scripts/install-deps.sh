@@ -4,7 +4,8 @@
 set -eu
 packages=(
 	gcc clang meson ninja-build pkg-config libsystemd-dev libbpf-dev   # build
-	libclang-rt-dev                                         # ASan/UBSan runtimes for clang
+	libclang-rt-dev                                         # ASan/UBSan and libFuzzer runtimes for clang
+	valgrind                                                # the valgrind lane (memcheck of the daemon)
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
 	python3 socat                                           # tests: raw-socket clients
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite, as README and CI run it (as root, on Debian):
-# installs dependencies, builds with gcc, with clang, and with ASan+UBSan,
-# then runs the unit tests and the integration suite against the plain and
-# the sanitizer build on this host, and the integration suite once more in a
-# pure cgroup v2 VM (lane v2). Ends with "N passed, N failed[, N skipped]".
+# The whole test suite, as README and CI run it (as root, on Debian): installs dependencies, builds with
+# gcc, with clang, with ASan+UBSan and for fuzzing, then runs the unit tests, the integration suite against
+# the plain build (lane host), the sanitizer build (host-asan) and the daemon under valgrind memcheck
+# (valgrind), a short pass of every fuzz target, and the integration suite once more in a pure cgroup v2 VM
+# (lane v2; it runs beside the others from the start, being the longest). Ends with
+# "N passed, N failed[, N skipped]".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+FUZZ_SECONDS=${FUZZ_SECONDS:-5}
 
 passed=0 failed=0 skipped=0
 count() { # count LOGFILE: adds its PASS/FAIL/SKIP lines to the totals
@@ -18,50 +20,85 @@ count() { # count LOGFILE: adds its PASS/FAIL/SKIP lines to the totals
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 step() { # step NAME CMD...: a build step counts as one case
+	local t0=$SECONDS
 	if "${@:2}" >"$tmp/step.log" 2>&1; then
-		passed=$((passed + 1)); echo "PASS build: $1"
+		passed=$((passed + 1)); echo "PASS build: $1 ($((SECONDS - t0)) s)"
 	else
 		failed=$((failed + 1)); echo "FAIL build: $1"; sed 's/^/    /' "$tmp/step.log" | tail -40
 		return 1
 	fi
 }
+
+lane_report() { # lane_report NAME LOGFILE [SECONDS]: prints the lane's failures and count, adds it to the totals
+	grep -E '^(FAIL|    )' "$2" || true
+	echo "$(grep -c '^PASS ' "$2") cases passed in lane $1 ($(grep -c '^SKIP ' "$2") skipped)${3:+ in $3 s}"
+	count "$2"
+	grep -q '^PASS' "$2" || { failed=$((failed + 1)); echo "FAIL $1: the lane ran nothing"; tail -20 "$2"; return; }
+	# An integration lane ends with run.sh's count; without it the lane was cut short (the v2 VM's timeout).
+	if [ "$1" != fuzz ] && ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$2"; then
+		failed=$((failed + 1)); echo "FAIL $1: the lane did not finish"; tail -5 "$2"
+	fi
+}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+v2pid=
+trap '[ -n "$v2pid" ] && kill "$v2pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 step gcc scripts/build.sh build
+
+# Lane v2: the integration suite on a pure cgroup v2 kernel (cgroup_no_v1=all) in a throw-away QEMU VM that
+# shares this machine's / read-only, so the plain build runs there unchanged.
+v2vm=${V2VM_SCRIPT:-}
+for c in "$top/../shared/v2vm/run-in-v2vm.sh" /work/shared/v2vm/run-in-v2vm.sh; do
+	[ -z "$v2vm" ] && [ -x "$c" ] && v2vm=$c
+done
+if [ -n "$v2vm" ] && [ -x build/cgmanager ]; then
+	"$v2vm" -t 1500 -- "$top/tests/v2/in-vm.sh" "$top/build" >"$tmp/v2.log" 2>&1 &
+	v2pid=$! v2t0=$SECONDS
+	# The VM is the longest lane and its suite runs on one emulated cpu at a time; what follows runs
+	# niced, in the cpu time the VM leaves, so that the two end at about the same time.
+	renice -n 10 -p $$ >/dev/null
+fi
+
 step clang env CC=clang scripts/build.sh build-clang
 step asan-ubsan env CC=clang scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
+step fuzz env CC=clang scripts/build.sh build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dc_args=-fsanitize=fuzzer-no-link
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=24
 for b in build build-asan; do
 	lane=host; [ "$b" = build-asan ] && lane=host-asan
-	[ -x "$b/cgmanager" ] || continue
 	for t in "$b"/tests/unit/test-*; do
-		[ -x "$t" ] || continue
+		[ -f "$t" ] && [ -x "$t" ] || continue
 		"$t" 2>&1 | sed "s/^\(PASS\|FAIL\) unit:/\1 $lane-unit:/" | tee "$tmp/unit.log" | grep -E '^(FAIL|    )' || true
 		count "$tmp/unit.log"
 	done
-	LANE=$lane BUILD=$b bash tests/integration/run.sh >"$tmp/int.log" 2>&1
-	grep -E '^(FAIL|    )' "$tmp/int.log" || true
-	grep -c '^PASS ' "$tmp/int.log" | xargs printf "%s integration cases passed in lane $lane\n"
-	count "$tmp/int.log"
-	grep -q '^PASS' "$tmp/int.log" || { failed=$((failed + 1)); echo "FAIL $lane: integration suite ran nothing"; tail -20 "$tmp/int.log"; }
 done
-# Lane v2: the integration suite once more, on a pure cgroup v2 kernel (cgroup_no_v1=all) in a throw-away
-# QEMU VM that shares this machine's / read-only, so the plain build runs there unchanged.
-v2vm=${V2VM_SCRIPT:-}
-for c in "$top/../shared/v2vm/run-in-v2vm.sh" /work/shared/v2vm/run-in-v2vm.sh; do
-	[ -z "$v2vm" ] && [ -x "$c" ] && v2vm=$c
-done
-if [ -z "$v2vm" ]; then
-	failed=$((failed + 1)); echo "FAIL v2: the lane cannot start: no run-in-v2vm.sh (set V2VM_SCRIPT)"
-else
-	"$v2vm" -t 1500 -- "$top/tests/v2/in-vm.sh" "$top/build" >"$tmp/v2.log" 2>&1
-	grep -E '^(FAIL|    )' "$tmp/v2.log" || true
-	grep -c '^PASS ' "$tmp/v2.log" | xargs printf "%s integration cases passed in lane v2\n"
-	count "$tmp/v2.log"
-	grep -q '^PASS' "$tmp/v2.log" || { failed=$((failed + 1)); echo "FAIL v2: the lane ran nothing"; tail -20 "$tmp/v2.log"; }
+run_lane() { # run_lane NAME BUILD [DAEMON_WRAPPER]
+	[ -x "$2/cgmanager" ] || { failed=$((failed + 1)); echo "FAIL $1: no daemon in $2"; return; }
+	local t0=$SECONDS
+	DAEMON_WRAPPER=${3:-} LANE=$1 BUILD=$2 bash tests/integration/run.sh >"$tmp/$1.log" 2>&1
+	lane_report "$1" "$tmp/$1.log" $((SECONDS - t0))
+}
+run_lane host build
+run_lane host-asan build-asan
+# The daemon under memcheck: any error or definite/indirect leak is printed (-q prints nothing else) and makes
+# its exit status 25, which daemon_clean_shutdown and daemon_sanitizer_clean report.
+run_lane valgrind build "valgrind -q --error-exitcode=25 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
+
+if [ -d build-fuzz/tests/fuzz ]; then
+	t0=$SECONDS
+	FUZZ_CRASH_DIR=$tmp/fuzz-crashes tests/fuzz/run.sh "$FUZZ_SECONDS" build-fuzz >"$tmp/fuzz.log" 2>&1
+	lane_report fuzz "$tmp/fuzz.log" $((SECONDS - t0))
 fi
+
+if [ -z "$v2pid" ]; then
+	failed=$((failed + 1)); echo "FAIL v2: the lane cannot start: no run-in-v2vm.sh (set V2VM_SCRIPT) or no build"
+else
+	wait "$v2pid"
+	v2pid=
+	lane_report v2 "$tmp/v2.log" $((SECONDS - v2t0))
+fi
+echo "the whole run took $SECONDS s"
 if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
 [ "$failed" = 0 ]

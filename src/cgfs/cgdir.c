@@ -5,21 +5,16 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 
 #include "cgfs/proc.h"
 #include "util/cleanup.h"
+#include "util/resolve.h"
 
 int cgdir_open_beneath(int dirfd, const char *rel)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	int fd = (int)syscall(SYS_openat2, dirfd, *rel ? rel : ".", &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return open_resolved(dirfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
 int cgdir_stat(int cgfd, const char *file, struct stat *st)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -440,6 +441,56 @@ static int load(const struct dev_rule *rules, size_t n, int cgfd, struct err *e)
 	return fd;
 }
 
+/*
+ * Refuses to attach where an ancestor's device program would stop applying. A program attached below
+ * one that an ancestor attached without BPF_F_ALLOW_MULTI replaces it for the subtree (the kernel computes
+ * the effective programs that way, and allows it under BPF_F_ALLOW_OVERRIDE): that would let whoever may
+ * set rules here lift the ancestor's. Only the nearest ancestor with a program matters: one with
+ * BPF_F_ALLOW_MULTI keeps applying, and those above it are shadowed already.
+ */
+static int ancestors_keep_applying(int cgfd, struct err *e)
+{
+	char name[256];
+	struct stat here, up;
+	int cur = fcntl(cgfd, F_DUPFD_CLOEXEC, 3), r = 0;
+
+	if (cur < 0 || fstat(cur, &here) < 0)
+		r = err_errno(e, errno, "cannot inspect %s", cg_name(cgfd, name, sizeof(name)));
+	while (r == 0) {
+		int parent = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		__u32 flags = 0, cnt = 0;
+		if (parent < 0 || fstat(parent, &up) < 0) {
+			r = err_errno(e, errno, "cannot inspect the parent of %s", cg_name(cur, name, sizeof(name)));
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		/* The root of the mount: ".." is itself, or (at a mount point) on another filesystem. */
+		if (up.st_dev != here.st_dev || up.st_ino == here.st_ino) {
+			close(parent);
+			break;
+		}
+		close(cur);
+		cur = parent;
+		here = up;
+		if (bpf_prog_query(cur, BPF_CGROUP_DEVICE, 0, &flags, NULL, &cnt) < 0) {
+			r = err_errno(e, errno, "cannot list the device programs of %s", cg_name(cur, name, sizeof(name)));
+			break;
+		}
+		if (cnt == 0)
+			continue;
+		if (!(flags & BPF_F_ALLOW_MULTI))
+			r = err_set(e, ERR_ACCESS, "%s has a device program attached without BPF_F_ALLOW_MULTI; one attached "
+			            "beneath it would %s, so device rules beneath it are refused",
+			            cg_name(cur, name, sizeof(name)),
+			            (flags & BPF_F_ALLOW_OVERRIDE) ? "replace it there" : "be refused by the kernel");
+		break;
+	}
+	if (cur >= 0)
+		close(cur);
+	return r;
+}
+
 int devices_bpf_apply(int cgfd, const struct dev_rule *rules, size_t n, struct err *e)
 {
 	char name[256], *old = NULL, *text;
@@ -454,6 +505,8 @@ int devices_bpf_apply(int cgfd, const struct dev_rule *rules, size_t n, struct e
 		return err_set(e, ERR_LIMIT, "%zu device rules for one cgroup are too many (at most %d)", n,
 		               DEVICES_BPF_MAX_RULES);
 
+	if (n > 0 && ancestors_keep_applying(cgfd, e) < 0)
+		return -1;
 	if (attached_query(cgfd, &a, e) < 0)
 		return -1;
 

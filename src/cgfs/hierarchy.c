@@ -6,93 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 
 #include "cgfs/cgdir.h"
+#include "cgfs/hierarchy_parse.h"
 #include "cgfs/proc.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/resolve.h"
 
 const char *cgroup2_delegate_list_path = "/sys/kernel/cgroup/delegate";
-
-struct mount_entry {
-	char *root;       /* the cgroup the mount shows as its root */
-	char *mountpoint;
-	bool unified;
-	strv options;     /* super options: controllers, name=..., others */
-};
-
-static void mount_entry_free(struct mount_entry *m)
-{
-	free(m->root);
-	free(m->mountpoint);
-	strv_free(&m->options);
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static char *unescape_mountinfo(const char *s, size_t len)
-{
-	char *out = malloc(len + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '\\' && i + 3 < len + 1 && s[i + 1] >= '0' && s[i + 1] <= '3') {
-			*o++ = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
-			i += 3;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-static int field(const char *line, int n, const char **start, size_t *len)
-{
-	const char *p = line;
-	for (int i = 0; i < n; i++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-		p++;
-	}
-	*start = p;
-	*len = strcspn(p, " \n");
-	return 0;
-}
-
-/* One line of /proc/self/mountinfo; returns 1 for a cgroup mount, 0 otherwise. */
-static int parse_mount_line(const char *line, struct mount_entry *m)
-{
-	const char *root, *mp, *sep, *fstype, *sopts;
-	size_t root_len, mp_len, fstype_len, sopts_len;
-
-	if (field(line, 3, &root, &root_len) < 0 || field(line, 4, &mp, &mp_len) < 0)
-		return 0;
-	sep = strstr(line, " - ");
-	if (!sep)
-		return 0;
-	fstype = sep + 3;
-	fstype_len = strcspn(fstype, " ");
-	if (field(fstype, 2, &sopts, &sopts_len) < 0)
-		return 0;
-	if (fstype_len == 6 && strncmp(fstype, "cgroup", 6) == 0)
-		m->unified = false;
-	else if (fstype_len == 7 && strncmp(fstype, "cgroup2", 7) == 0)
-		m->unified = true;
-	else
-		return 0;
-	m->root = unescape_mountinfo(root, root_len);
-	m->mountpoint = unescape_mountinfo(mp, mp_len);
-	_cleanup_free_ char *opts = strndup(sopts, sopts_len);
-	if (!m->root || !m->mountpoint || !opts || strv_split(&m->options, opts, ',') < 0) {
-		mount_entry_free(m);
-		return -ENOMEM;
-	}
-	return 1;
-}
 
 static bool path_within(const char *path, const char *root)
 {
@@ -104,12 +27,7 @@ static bool path_within(const char *path, const char *root)
 
 static int openat2_dir(int dirfd, const char *path)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return open_resolved(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS);
 }
 
 /* Opens the daemon's cgroup through a mount whose root contains it. */
@@ -189,7 +107,7 @@ static int read_mounts(struct mount_entry **out, size_t *n)
 		bool more = *eol != '\0';
 		*eol = '\0';
 		struct mount_entry m = {0};
-		r = parse_mount_line(line, &m);
+		r = mountinfo_parse_line(line, &m);
 		if (r < 0)
 			goto fail;
 		if (r > 0) {
@@ -214,59 +132,11 @@ fail:
 	return r;
 }
 
-static int join_name(struct hierarchy *h)
-{
-	size_t len = 1;
-	if (h->unified) {
-		h->name = strdup("unified");
-		return h->name ? 0 : -ENOMEM;
-	}
-	for (size_t i = 0; i < h->controllers.n; i++)
-		len += strlen(h->controllers.v[i]) + 1;
-	h->name = calloc(1, len);
-	if (!h->name)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->controllers.n; i++) {
-		if (i)
-			strcat(h->name, ",");
-		strcat(h->name, h->controllers.v[i]);
-	}
-	return 0;
-}
-
-/* One line of /proc/self/cgroup becomes one hierarchy (not yet opened). */
-static int hierarchy_from_self(struct hierarchy *h, const char *line)
-{
-	unsigned id;
-	char ctrls[1024], path[4096];
-	if (sscanf(line, "%u:%1023[^:]:%4095[^\n]", &id, ctrls, path) == 3) {
-		h->id = (int)id;
-		h->unified = false;
-		if (strv_split(&h->controllers, ctrls, ',') < 0)
-			return -ENOMEM;
-	} else if (sscanf(line, "0::%4095[^\n]", path) == 1) {
-		h->id = 0;
-		h->unified = true;
-		/* Started among the tasks a cgroup2 parent keeps in its leaf (ops/unified.h): the parent is the root. */
-		cgroup2_strip_leaf(path);
-	} else {
-		return -EINVAL;
-	}
-	h->root_path = strdup(path);
-	h->root_fd = -1;
-	if (!h->root_path)
-		return -ENOMEM;
-	return join_name(h);
-}
-
 static int load_unified_controllers(struct hierarchy *h)
 {
 	_cleanup_free_ char *text = NULL;
 	int r = read_small_file_at(h->root_fd, "cgroup.controllers", &text);
-	if (r < 0)
-		return r;
-	text[strcspn(text, "\n")] = '\0';
-	return strv_split(&h->controllers, text, ' ');
+	return r < 0 ? r : hierarchy_parse_controllers(h, text);
 }
 
 int hierarchies_discover(struct hierarchies *hs, struct err *e)
@@ -296,7 +166,7 @@ int hierarchies_discover(struct hierarchies *hs, struct err *e)
 			log_warn("more than %d hierarchies; not serving '%s'", PROC_CGROUP_MAX, line);
 			goto next;
 		}
-		r = hierarchy_from_self(&h, line);
+		r = hierarchy_parse_self_line(&h, line);
 		if (r < 0) {
 			err_errno(e, -r, "cannot parse /proc/self/cgroup line '%s'", line);
 			goto fail;
@@ -304,9 +174,7 @@ int hierarchies_discover(struct hierarchies *hs, struct err *e)
 		h.root_fd = open_hierarchy_root(&h, mounts, nm);
 		if (h.root_fd < 0) {
 			log_warn("cannot open %s:%s (%s); not serving it", h.name, h.root_path, strerror(-h.root_fd));
-			strv_free(&h.controllers);
-			free(h.name);
-			free(h.root_path);
+			hierarchy_clear(&h);
 			goto next;
 		}
 		if (h.unified && load_unified_controllers(&h) < 0)
@@ -339,9 +207,7 @@ fail:
 void hierarchies_free(struct hierarchies *hs)
 {
 	for (size_t i = 0; i < hs->n; i++) {
-		strv_free(&hs->h[i].controllers);
-		free(hs->h[i].name);
-		free(hs->h[i].root_path);
+		hierarchy_clear(&hs->h[i]);
 		if (hs->h[i].root_fd >= 0)
 			close(hs->h[i].root_fd);
 	}
@@ -349,9 +215,20 @@ void hierarchies_free(struct hierarchies *hs)
 	*hs = (struct hierarchies){0};
 }
 
+static struct hierarchy *find_v1(const struct hierarchies *hs, const char *name)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (!hs->h[i].unified && (strv_contains(&hs->h[i].controllers, name) || strcmp(hs->h[i].name, name) == 0))
+			return &hs->h[i];
+	return NULL;
+}
+
 static struct hierarchy *find_one(const struct hierarchies *hs, const char *name)
 {
-	char named[256];
+	/* A hierarchy's own name first, so that every name hierarchies give back selects them again. */
+	struct hierarchy *h = find_v1(hs, name);
+	if (h)
+		return h;
 	if (strcmp(name, "unified") == 0 || strcmp(name, "cgroup2") == 0) {
 		for (size_t i = 0; i < hs->n; i++)
 			if (hs->h[i].unified)
@@ -360,14 +237,10 @@ static struct hierarchy *find_one(const struct hierarchies *hs, const char *name
 	}
 	/* 0.42 accepts "systemd" for the name=systemd hierarchy. */
 	if (strcmp(name, "systemd") == 0)
-		name = "name=systemd";
-	snprintf(named, sizeof(named), "%s", name);
-	for (size_t i = 0; i < hs->n; i++)
-		if (!hs->h[i].unified && (strv_contains(&hs->h[i].controllers, named) || strcmp(hs->h[i].name, named) == 0))
-			return &hs->h[i];
+		return find_v1(hs, "name=systemd");
 	/* On cgroup2, a controller name denotes the one hierarchy that offers it. */
 	for (size_t i = 0; i < hs->n; i++)
-		if (hs->h[i].unified && strv_contains(&hs->h[i].controllers, named))
+		if (hs->h[i].unified && strv_contains(&hs->h[i].controllers, name))
 			return &hs->h[i];
 	return NULL;
 }

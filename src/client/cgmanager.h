@@ -50,7 +50,12 @@ void cgm_error_clear(cgm_error *err);
  */
 const char *cgm_default_socket(void);
 
-/* socket_path NULL: cgm_default_socket(). */
+/*
+ * socket_path NULL: cgm_default_socket(). A client survives the daemon's
+ * restarts: a call finding the connection closed by the daemon connects
+ * again first (in the process that connected); while no daemon answers,
+ * calls fail with org.freedesktop.DBus.Error.NoServer.
+ */
 int cgm_connect(const char *socket_path, cgm_client **out, cgm_error *err);
 void cgm_disconnect(cgm_client *c);
 

@@ -1,7 +1,9 @@
 #include "cgmanager.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,12 @@
 
 struct cgm_client {
 	sd_bus *bus;
-	sd_bus *key_bus; /* where a cgproxy sent the key API: the host daemon, which identifies us itself */
+	sd_bus *key_bus;  /* where a cgproxy sent the key API: the host daemon, which identifies us itself */
+	char *path;       /* the sockets they were made to, to connect again when the daemon restarts */
+	char *key_path;
+	pid_t pid;        /* the process that connected: only it connects again (the daemon judges by who connected) */
+	int reconnect_r;  /* why connecting again failed before this call, 0 if it did not */
+	const char *reconnect_path;
 };
 
 void cgm_error_clear(cgm_error *err)
@@ -83,6 +90,11 @@ int cgm_connect(const char *socket_path, cgm_client **out, cgm_error *err)
 		free(c);
 		return set_error(err, "org.freedesktop.DBus.Error.NoServer", msg, r);
 	}
+	if (!(c->path = strdup(socket_path))) {
+		cgm_disconnect(c);
+		return set_error(err, NULL, NULL, -ENOMEM);
+	}
+	c->pid = getpid();
 	*out = c;
 	return 0;
 }
@@ -93,12 +105,75 @@ void cgm_disconnect(cgm_client *c)
 		return;
 	sd_bus_flush_close_unref(c->key_bus);
 	sd_bus_flush_close_unref(c->bus);
+	free(c->path);
+	free(c->key_path);
 	free(c);
 }
 
+/*
+ * Reconnection. A daemon that stops or restarts (SIGTERM, SIGKILL, an
+ * upgrade) closes every connection; the kernel reports that on our end of
+ * the socket (POLLRDHUP) before we send anything. So before each call a
+ * connection the daemon has closed is made again, to the same socket path,
+ * and the call goes to the new daemon: nothing is sent twice. A call whose
+ * connection is lost while the daemon works on it is not sent again (it may
+ * or may not have been done); it fails, and the next call connects again.
+ */
+static bool hung_up(sd_bus *bus)
+{
+	struct pollfd p = {.events = POLLRDHUP};
+	if (sd_bus_is_open(bus) <= 0 || (p.fd = sd_bus_get_fd(bus)) < 0)
+		return true;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+static void ensure_open(cgm_client *c, sd_bus **bus, const char *path)
+{
+	sd_bus *fresh = NULL;
+	int r;
+	if (!*bus || !path || !hung_up(*bus) || getpid() != c->pid)
+		return;
+	if ((r = open_bus(path, &fresh)) < 0) {
+		c->reconnect_r = r; /* the dead connection stays, so the next call tries again */
+		c->reconnect_path = path;
+		return;
+	}
+	sd_bus_close_unref(*bus);
+	*bus = fresh;
+}
+
+/* The connection a call of iface goes on, made again first if the daemon closed it. */
 static sd_bus *bus_for(cgm_client *c, const char *iface)
 {
-	return c->key_bus && strcmp(iface, IFACE1) == 0 ? c->key_bus : c->bus;
+	bool key = c->key_bus && strcmp(iface, IFACE1) == 0;
+	c->reconnect_r = 0;
+	if (key)
+		ensure_open(c, &c->key_bus, c->key_path);
+	else
+		ensure_open(c, &c->bus, c->path);
+	return key ? c->key_bus : c->bus;
+}
+
+/* sd-bus reports a closed connection as an errno, or as its own Disconnected error. */
+static bool connection_lost(int r, const sd_bus_error *e)
+{
+	if (sd_bus_error_is_set(e))
+		return sd_bus_error_has_name(e, SD_BUS_ERROR_DISCONNECTED);
+	return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN || r == -ECONNREFUSED;
+}
+
+/* A call that failed because the daemon went away, worded as what happened and what the next call does. */
+static int lost_error(cgm_client *c, cgm_error *err, int r)
+{
+	char msg[4400];
+	if (c->reconnect_r < 0)
+		snprintf(msg, sizeof(msg), "cannot reach cgmanager at %s: it closed the connection (stopped or restarting) "
+		         "and connecting again failed: %s", c->reconnect_path, strerror(-c->reconnect_r));
+	else
+		snprintf(msg, sizeof(msg), "the connection to cgmanager was lost during the call (the daemon stopped or "
+		         "restarted), so the call may or may not have been done; the next call connects again: %s",
+		         strerror(-r));
+	return set_error(err, "org.freedesktop.DBus.Error.NoServer", msg, c->reconnect_r < 0 ? c->reconnect_r : r);
 }
 
 
@@ -115,7 +190,11 @@ static int follow_upstream(cgm_client *c, sd_bus_message *m, const sd_bus_error 
 	int r;
 	if (!path || c->key_bus)
 		return -EPROTO;
-	if ((r = open_bus(path + strlen(CGM1_UPSTREAM_MARK), &c->key_bus)) < 0)
+	path += strlen(CGM1_UPSTREAM_MARK);
+	free(c->key_path);
+	if (!(c->key_path = strdup(path)))
+		return -ENOMEM;
+	if ((r = open_bus(path, &c->key_bus)) < 0)
 		return r;
 	r = sd_bus_message_new_method_call(c->key_bus, &again, NULL, PATH, IFACE1, sd_bus_message_get_member(m));
 	if (r >= 0)
@@ -145,6 +224,10 @@ static int send_call(cgm_client *c, sd_bus_message *m, int r, sd_bus_message **r
 		}
 	}
 	sd_bus_message_unref(m);
+	if (r < 0 && (c->reconnect_r < 0 || connection_lost(r, &e))) {
+		sd_bus_error_free(&e);
+		return lost_error(c, err, r);
+	}
 	if (r < 0)
 		return from_bus_error(err, &e, r);
 	if (reply)
@@ -201,7 +284,11 @@ int cgm_api_version(cgm_client *c, int *version, cgm_error *err)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int32_t v;
-	int r = sd_bus_get_property_trivial(c->bus, NULL, PATH, IFACE, "api_version", &e, 'i', &v);
+	int r = sd_bus_get_property_trivial(bus_for(c, IFACE), NULL, PATH, IFACE, "api_version", &e, 'i', &v);
+	if (r < 0 && (c->reconnect_r < 0 || connection_lost(r, &e))) {
+		sd_bus_error_free(&e);
+		return lost_error(c, err, r);
+	}
 	if (r < 0)
 		return from_bus_error(err, &e, r);
 	*version = v;
@@ -339,13 +426,48 @@ void cgm_strv_free(char **v)
 	free(v);
 }
 
+/*
+ * Reads an "as" into a NULL-terminated array. Not sd_bus_message_read_strv,
+ * which appends with strv_extend and so counts the array at every element:
+ * quadratic, 20 ms of 30 for the 10000 children of one cgroup (BENCHMARKS.md).
+ */
+static int read_strv_linear(sd_bus_message *rep, char ***out)
+{
+	char **v = calloc(1, sizeof(char *));
+	size_t n = 0, cap = 1;
+	const char *s;
+	int r = v ? sd_bus_message_enter_container(rep, 'a', "s") : -ENOMEM;
+	while (r >= 0 && (r = sd_bus_message_read_basic(rep, 's', &s)) > 0) {
+		if (n + 1 == cap) {
+			char **nv = realloc(v, 2 * cap * sizeof(char *));
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		if (!(v[n] = strdup(s))) {
+			r = -ENOMEM;
+			break;
+		}
+		v[++n] = NULL;
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(rep);
+	if (r < 0) {
+		cgm_strv_free(v);
+		return r;
+	}
+	*out = v;
+	return 0;
+}
+
 static int strv_reply(sd_bus_message *rep, char ***out, cgm_error *err, int r)
 {
 	if (r < 0)
 		return r;
-	r = sd_bus_message_read_strv(rep, out);
-	if (r >= 0 && !*out && !(*out = calloc(1, sizeof(char *))))
-		r = -ENOMEM;
+	r = read_strv_linear(rep, out);
 	return read_reply(rep, err, r);
 }
 

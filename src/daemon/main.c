@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "daemon/self_cgroup.h"
@@ -35,20 +36,55 @@ static void usage(FILE *f)
 	        "                        hierarchy (default %u; 0: no limit)\n"
 	        "      --max-depth N     how deep such a uid may nest cgroups below the first\n"
 	        "                        ancestor it does not own (default %u; 0: no limit)\n"
+	        "      --max-connections N\n"
+	        "                        client connections at once (default: what the file\n"
+	        "                        descriptor limit allows, %u fds each; here %u); the\n"
+	        "                        last %u are kept for root\n"
+	        "      --max-connections-per-uid N\n"
+	        "                        connections at once of one uid other than root\n"
+	        "                        (default %u)\n"
+	        "      --max-message-size BYTES\n"
+	        "                        the largest message a client may send (default %u;\n"
+	        "                        a larger one ends its connection)\n"
 	        "  -h, --help            show this help\n"
-	        "  -V, --version         show the version\n",
-	        QUOTA_DEFAULT_CGROUPS, QUOTA_DEFAULT_DEPTH);
+	        "  -V, --version         show the version\n"
+	        "\n"
+	        "A client must authenticate within %u s of connecting. One that leaves %u\n"
+	        "replies unread is not read until it reads them. See LIMITS in cgmanager(8).\n",
+	        QUOTA_DEFAULT_CGROUPS, QUOTA_DEFAULT_DEPTH, SERVER_FDS_PER_CONN, server_default_max_conns(),
+	        SERVER_ROOT_RESERVED_CONNS, SERVER_DEFAULT_CONNS_PER_UID, SERVER_DEFAULT_MAX_MESSAGE,
+	        SERVER_AUTH_TIMEOUT_SEC, SERVER_QUEUED_REPLIES_MAX);
 }
 
-static int parse_count(const char *s, unsigned *out)
+static int parse_number(const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v > 1000000)
+	if (errno || end == s || *end || s[0] == '-' || v > max)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
+}
+
+static int parse_count(const char *s, unsigned *out)
+{
+	return parse_number(s, 1000000, out);
+}
+
+/*
+ * Each client connection costs file descriptors: the soft RLIMIT_NOFILE goes up to the hard one, so
+ * that the default connection limit (server_default_max_conns) is as high as the host allows.
+ */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("cannot raise the file descriptor limit to %llu: %s", (unsigned long long)rl.rlim_max,
+		         strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -57,8 +93,11 @@ int main(int argc, char **argv)
 		{"socket", required_argument, NULL, 's'}, {"log-level", required_argument, NULL, 'l'},
 		{"syslog", no_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},      {"max-cgroups-per-uid", required_argument, NULL, 'C'},
-		{"max-depth", required_argument, NULL, 'D'}, {0},
+		{"max-depth", required_argument, NULL, 'D'}, {"max-connections", required_argument, NULL, 'N'},
+		{"max-connections-per-uid", required_argument, NULL, 'U'},
+		{"max-message-size", required_argument, NULL, 'M'}, {0},
 	};
+	struct server_limits lim = {0};
 	const char *socket_path = NULL;
 	int level = LOG_LVL_INFO, c, rc = 1;
 	bool use_syslog = false;
@@ -69,6 +108,8 @@ int main(int argc, char **argv)
 	ino_t sock_ino = 0;
 	int lfd;
 
+	/* First, so that --help shows the default connection limit the daemon would have. */
+	raise_nofile_limit();
 	while ((c = getopt_long(argc, argv, "s:l:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -92,6 +133,25 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'N':
+		case 'U':
+			if (parse_count(optarg, c == 'N' ? &lim.max_conns : &lim.max_conns_per_uid) < 0 ||
+			    (c == 'N' ? lim.max_conns : lim.max_conns_per_uid) == 0) {
+				fprintf(stderr, "cgmanager: --%s takes a number from 1 to 1000000, not '%s'\n",
+				        c == 'N' ? "max-connections" : "max-connections-per-uid", optarg);
+				return 2;
+			}
+			break;
+		case 'M': {
+			unsigned v;
+			if (parse_number(optarg, SERVER_MAX_MESSAGE_MAX, &v) < 0 || v < 4096) {
+				fprintf(stderr, "cgmanager: --max-message-size takes a number of bytes from 4096 to %u, not '%s'\n",
+				        SERVER_MAX_MESSAGE_MAX, optarg);
+				return 2;
+			}
+			lim.max_message = v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -134,8 +194,12 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		goto out_sock;
 	}
+	server_set_limits(srv, &lim);
+	server_get_limits(srv, &lim);
 	for (size_t i = 0; i < o.hs.n; i++)
 		log_info("serving %s:%s", o.hs.h[i].name, o.hs.h[i].root_path);
+	log_info("limits: %u connections (%u per uid but root), messages up to %zu bytes", lim.max_conns,
+	         lim.max_conns_per_uid, lim.max_message);
 	log_info("listening on %s", socket_path);
 	rc = server_run(srv) < 0;
 	server_free(srv);

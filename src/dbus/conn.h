@@ -6,19 +6,29 @@
 
 #include "ops/ops.h"
 
+#include "dbus/intake.h"
+
 struct server;
+struct uid_slot;
 
 struct conn {
 	int kind; /* LOOP_ITEM_CONN */
 	struct server *srv;
 	sd_bus *bus;
-	int fd;
+	int fd;                 /* the client's socket: read by the intake, written by sd-bus */
+	struct intake in;
 	struct requester req;
+	struct uid_slot *uid;   /* what this connection's uid holds */
 	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec; 0 once a message arrived */
 	uint32_t epoll_events;
-	bool busy;              /* more messages queued than one turn processes */
-	unsigned serial;        /* for the unique name Hello hands out */
-	struct conn *prev, *next;
+	bool busy;              /* to be processed again next turn (on the server's busy list) */
+	bool drained;           /* sd-bus has read and answered everything relayed to it */
+	bool throttled;         /* too many replies wait unread: the client is not read until it reads */
+	unsigned objects;       /* which of its objects are registered on its bus (each with its first call) */
+	unsigned serial;        /* for the unique name Hello hands out, and to tell connections apart */
+	struct conn *prev, *next;           /* every connection */
+	struct conn *auth_prev, *auth_next; /* still authenticating, oldest first */
+	struct conn *busy_prev, *busy_next;
 };
 
 #define CGMANAGER_OBJECT_PATH "/org/linuxcontainers/cgmanager"

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -47,30 +48,54 @@ static int fill_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
-/* 1 if a live server answers at path, 0 if nothing does. */
+/*
+ * 1 if a live server answers at path, or is too busy to (a full backlog gives
+ * EAGAIN: such a daemon must not lose its socket to a second one); 0 if
+ * nothing does (ECONNREFUSED: the file a SIGKILLed daemon left behind).
+ * Non-blocking, so a busy daemon does not stall the check.
+ */
 static int someone_listens(const struct sockaddr_un *sa)
 {
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	return connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EINPROGRESS;
 }
 
-int listen_socket_open(const char *path, ino_t *ino, struct err *e)
+/*
+ * Two daemons started together on one path must not both find it stale:
+ * the second would unlink the first's fresh socket and leave it serving a
+ * name nobody can reach. The check, unlink, bind and listen run under an
+ * flock(2) of the socket's directory, held for those few system calls only.
+ */
+static int lock_dir_of(const char *path)
 {
-	struct sockaddr_un sa;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1; /* a file system without locks: as before, unlocked */
+	}
+	return fd;
+}
+
+static int open_locked(const char *path, const struct sockaddr_un *sa, ino_t *ino, struct err *e)
+{
 	struct stat st;
 	_cleanup_close_ int fd = -1;
-	int r;
 
-	if ((r = fill_addr(path, &sa)) < 0)
-		return err_errno(e, -r, "socket path %s", path);
-	if ((r = mkdir_parents(path)) < 0)
-		return err_errno(e, -r, "cannot create the directory of %s", path);
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return err_set(e, ERR_BUSY, "%s exists and is not a socket; not touching it", path);
-		if (someone_listens(&sa) == 1)
+		if (someone_listens(sa) == 1)
 			return err_set(e, ERR_BUSY, "a daemon already answers on %s", path);
 		if (unlink(path) < 0)
 			return err_errno(e, errno, "cannot remove the stale socket %s", path);
@@ -78,7 +103,7 @@ int listen_socket_open(const char *path, ino_t *ino, struct err *e)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return err_errno(e, errno, "socket");
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
 		return err_errno(e, errno, "cannot bind %s", path);
 	if (chmod(path, 0666) < 0 || lstat(path, &st) < 0)
 		return err_errno(e, errno, "cannot make %s world-connectable", path);
@@ -86,6 +111,22 @@ int listen_socket_open(const char *path, ino_t *ino, struct err *e)
 		return err_errno(e, errno, "listen on %s", path);
 	*ino = st.st_ino;
 	return take_fd(&fd);
+}
+
+int listen_socket_open(const char *path, ino_t *ino, struct err *e)
+{
+	struct sockaddr_un sa;
+	int r;
+
+	if ((r = fill_addr(path, &sa)) < 0)
+		return err_errno(e, -r, "socket path %s", path);
+	if ((r = mkdir_parents(path)) < 0)
+		return err_errno(e, -r, "cannot create the directory of %s", path);
+	int lock = lock_dir_of(path);
+	r = open_locked(path, &sa, ino, e);
+	if (lock >= 0)
+		close(lock); /* and with it the flock */
+	return r;
 }
 
 void listen_socket_remove(const char *path, ino_t ino)

@@ -20,6 +20,11 @@
 
 /* A client that has not sent its credentials by then loses the exchange. */
 #define SCM_DEADLINE_USEC (5ULL * 1000000ULL)
+/* Exchanges under way at once (each holds two fds until it ends): per connection (cgproxy relays one at a
+ * time), per uid but root, and in all. */
+#define SCM_PER_CONN 4
+#define SCM_PER_UID 32
+#define SCM_TOTAL 256
 
 struct scm_exchange {
 	int kind; /* LOOP_ITEM_SCM: the event loop tells items apart by it */
@@ -29,9 +34,11 @@ struct scm_exchange {
 	char *s[4];
 	int32_t i[2];
 	struct requester proxy; /* who relayed the call: the D-Bus peer */
+	unsigned conn_serial;   /* of its connection, which may go first */
 	struct ucred cred[2];
 	int ncred;
 	bool writing;
+	bool orphaned; /* its connection closed first: it ends at the next expiry */
 	uint64_t deadline;
 	struct scm_out out;
 	struct scm_exchange *prev, *next;
@@ -89,19 +96,38 @@ static int check_unix_dgram(int fd)
 	return domain == AF_UNIX && type == SOCK_DGRAM ? 0 : -EPROTOTYPE;
 }
 
+/* Whether one more exchange of c fits the limits; *n is how many it is counted against. */
+static bool within_limits(const struct conn *c, const struct scm_registry *reg, unsigned *n)
+{
+	unsigned mine = 0, uids = 0;
+	for (const struct scm_exchange *x = reg->head; x; x = x->next) {
+		mine += x->conn_serial == c->serial;
+		uids += x->proxy.cred.uid == c->req.cred.uid;
+	}
+	*n = reg->count >= SCM_TOTAL ? reg->count : mine >= SCM_PER_CONN ? mine : uids;
+	return mine < SCM_PER_CONN && (c->req.cred.uid == 0 || uids < SCM_PER_UID) && reg->count < SCM_TOTAL;
+}
+
 int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method)
 {
-	struct scm_exchange *x = calloc(1, sizeof(*x));
 	struct scm_registry *reg = server_scm(c->srv);
 	struct epoll_event ev = {.events = EPOLLIN};
+	unsigned n;
 	int fd, r;
 
+	if (!within_limits(c, reg, &n))
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
+		                                  "%u Scm exchanges are under way (at most %u per connection, %u per uid, %u "
+		                                  "in all); finish them first",
+		                                  n, SCM_PER_CONN, SCM_PER_UID, SCM_TOTAL);
+	struct scm_exchange *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->kind = LOOP_ITEM_SCM;
 	x->srv = c->srv;
 	x->m = method;
 	x->fd = -1;
+	x->conn_serial = c->serial;
 	x->proxy = c->req;
 	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection owns them and may go first */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
@@ -332,9 +358,25 @@ void scm_registry_expire(struct scm_registry *reg, uint64_t now)
 {
 	for (struct scm_exchange *x = reg->head, *next; x; x = next) {
 		next = x->next;
-		if (x->deadline <= now) {
+		if (x->deadline > now)
+			continue;
+		if (x->orphaned)
+			log_debug("%s from pid %d: its connection closed before the credentials came; dropped", x->m->name,
+			          (int)x->proxy.pid);
+		else
 			log_info("%s from pid %d: no credentials in time; dropped", x->m->name, (int)x->proxy.pid);
-			exchange_free(x);
+		exchange_free(x);
+	}
+}
+
+void scm_registry_cancel_conn(struct scm_registry *reg, unsigned conn_serial)
+{
+	for (struct scm_exchange *x = reg->head, *next; x; x = next) {
+		next = x->next;
+		/* Not freed here: an event of this turn may still name it. */
+		if (x->conn_serial == conn_serial && !x->writing) {
+			x->orphaned = true;
+			x->deadline = 0;
 		}
 	}
 }

@@ -26,4 +26,7 @@ struct scm_registry {
 };
 uint64_t scm_registry_next_deadline(const struct scm_registry *reg);
 void scm_registry_expire(struct scm_registry *reg, uint64_t now);
+/* The connection that started them closed: the exchanges still waiting for credentials end (a datagram
+ * socket does not tell when its peer is gone, so they would wait for their deadline). */
+void scm_registry_cancel_conn(struct scm_registry *reg, unsigned conn_serial);
 void scm_registry_free(struct scm_registry *reg);

@@ -1,11 +1,13 @@
 #include "dbus/server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -20,15 +22,43 @@
 #include "util/log.h"
 
 /* A client that has not finished authenticating by then is dropped. */
-#define AUTH_TIMEOUT_USEC (10ULL * 1000000ULL)
-/* Messages one connection may have processed per turn, so it cannot starve others. */
+#define AUTH_TIMEOUT_USEC ((uint64_t)SERVER_AUTH_TIMEOUT_SEC * 1000000ULL)
+/* Messages one connection may have processed per turn, and the time they may take (at least one is
+ * processed), so that one that sends many, or costly ones, delays the others by little. */
 #define MESSAGES_PER_TURN 32
+#define TURN_BUDGET_USEC 100
+/* Connections taken from the listen queue per turn (and time spent on them): one, so that a burst of
+ * connects (4096 of them, say) delays a client being served by one accept at most each time. */
+#define ACCEPTS_PER_TURN 1
+/* Events served per turn, in time: what is left is reported again next turn, behind the others. */
+#define EVENTS_BUDGET_USEC 400
+/* Replies sd-bus may hold for a client that does not read them (beyond the socket's buffer); then the
+ * client is not read until it has read some. */
+#define QUEUED_REPLIES_MAX SERVER_QUEUED_REPLIES_MAX
+/* The kernel's buffer of unread replies per connection (it doubles this); sd-bus would make it 8 MiB. */
+#define CONN_SNDBUF (16 * 1024)
+/* How often refusals are logged at most (the rest are counted), in usec. */
+#define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
+
+/* The connections of one uid. */
+struct uid_slot {
+	uid_t uid;
+	unsigned conns;
+	struct uid_slot *next;
+};
 
 struct server {
 	struct ops *ops;
-	int epfd, listen_fd, signal_fd;
+	int epfd, listen_fd, signal_fd, spare_fd;
 	struct conn *conns;
-	unsigned nconns, serial;
+	struct conn *auth_head, *auth_tail; /* authenticating, oldest (nearest deadline) first */
+	struct conn *busy;                  /* to be processed next turn */
+	struct uid_slot *uids;
+	unsigned nconns, serial, rotation;
+	struct server_limits lim;
+	uint64_t refused_logged_at;
+	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
+	unsigned refused;
 	sd_id128_t id;
 	struct scm_registry scm;
 	struct deferred_registry deferred;
@@ -76,9 +106,117 @@ uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
+unsigned server_default_max_conns(void)
+{
+	struct rlimit rl = {.rlim_cur = 1024};
+	getrlimit(RLIMIT_NOFILE, &rl);
+	unsigned long nofile = rl.rlim_cur == RLIM_INFINITY ? 1UL << 20 : rl.rlim_cur;
+	unsigned long n = nofile > SERVER_FDS_RESERVED + 64 * SERVER_FDS_PER_CONN
+	                          ? (nofile - SERVER_FDS_RESERVED) / SERVER_FDS_PER_CONN
+	                          : 64;
+	return n > 1000000 ? 1000000 : (unsigned)n;
+}
+
+void server_set_limits(struct server *s, const struct server_limits *l)
+{
+	if (l->max_conns)
+		s->lim.max_conns = l->max_conns;
+	if (l->max_conns_per_uid)
+		s->lim.max_conns_per_uid = l->max_conns_per_uid;
+	if (l->max_message)
+		s->lim.max_message = l->max_message;
+}
+
+void server_get_limits(const struct server *s, struct server_limits *l)
+{
+	*l = s->lim;
+}
+
+/* --- the lists a connection is on --- */
+
+static void auth_unlink(struct server *s, struct conn *c)
+{
+	if (!c->auth_deadline)
+		return;
+	if (c->auth_prev)
+		c->auth_prev->auth_next = c->auth_next;
+	else
+		s->auth_head = c->auth_next;
+	if (c->auth_next)
+		c->auth_next->auth_prev = c->auth_prev;
+	else
+		s->auth_tail = c->auth_prev;
+	c->auth_prev = c->auth_next = NULL;
+	c->auth_deadline = 0;
+}
+
+static void busy_add(struct server *s, struct conn *c)
+{
+	if (c->busy)
+		return;
+	c->busy = true;
+	c->busy_prev = NULL;
+	c->busy_next = s->busy;
+	if (s->busy)
+		s->busy->busy_prev = c;
+	s->busy = c;
+}
+
+static void busy_remove(struct server *s, struct conn *c)
+{
+	if (!c->busy)
+		return;
+	if (c->busy_prev)
+		c->busy_prev->busy_next = c->busy_next;
+	else
+		s->busy = c->busy_next;
+	if (c->busy_next)
+		c->busy_next->busy_prev = c->busy_prev;
+	c->busy_prev = c->busy_next = NULL;
+	c->busy = false;
+}
+
+/* The slot of uid, made (with no connection yet) if it has none. */
+static struct uid_slot *uid_slot(struct server *s, uid_t uid)
+{
+	for (struct uid_slot *u = s->uids; u; u = u->next)
+		if (u->uid == uid)
+			return u;
+	struct uid_slot *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	u->next = s->uids;
+	s->uids = u;
+	return u;
+}
+
+/* Forgets a slot that holds no connection. */
+static void uid_slot_drop_if_empty(struct server *s, struct uid_slot *u)
+{
+	if (!u || u->conns > 0)
+		return;
+	for (struct uid_slot **p = &s->uids; *p; p = &(*p)->next)
+		if (*p == u) {
+			*p = u->next;
+			break;
+		}
+	free(u);
+}
+
+static void uid_slot_put(struct server *s, struct uid_slot *u)
+{
+	if (u && u->conns > 0)
+		u->conns--;
+	uid_slot_drop_if_empty(s, u);
+}
+
+/* --- connections --- */
+
 static void conn_free(struct server *s, struct conn *c)
 {
 	deferred_cancel_conn(&s->deferred, c);
+	scm_registry_cancel_conn(&s->scm, c->serial);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -86,30 +224,103 @@ static void conn_free(struct server *s, struct conn *c)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	auth_unlink(s, c);
+	busy_remove(s, c);
 	s->nconns--;
-	sd_bus_flush_close_unref(c->bus);
+	/* Never a flush: that would wait, with every other client, for one that does not read. */
+	if (c->bus) {
+		sd_bus_close(c->bus);
+		sd_bus_unref(c->bus);
+	} else {
+		close(c->fd);
+	}
+	intake_free(&c->in);
 	if (c->req.pidfd >= 0)
 		close(c->req.pidfd);
 	requester_release(&c->req);
+	uid_slot_put(s, c->uid);
 	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, s->nconns);
 	free(c);
+}
+
+/*
+ * The objects a client calls. sd-bus builds its tables of an object's members per connection, which is
+ * most of what a connection costs (~75 us, 7 KiB for all three), so each is added with the first call
+ * that needs it: a client that never calls costs little and delays the others by little while it is set
+ * up, and a 0.42 client never pays for the key API's table.
+ */
+enum { OBJ_IFACE0 = 1, OBJ_IFACE1 = 2, OBJ_DRIVER = 4, OBJ_ALL = 7 };
+
+static unsigned objects_needed(sd_bus_message *m)
+{
+	uint8_t type = 0;
+	if (sd_bus_message_get_type(m, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_CALL)
+		return 0;
+	const char *i = sd_bus_message_get_interface(m);
+	if (i && !strcmp(i, CGMANAGER_IFACE0))
+		return OBJ_IFACE0;
+	if (i && !strcmp(i, CGMANAGER_IFACE1))
+		return OBJ_IFACE1;
+	if (i && !strcmp(i, "org.freedesktop.DBus"))
+		return OBJ_DRIVER;
+	if (i && !strcmp(i, "org.freedesktop.DBus.Peer"))
+		return 0; /* sd-bus answers it itself */
+	/* No interface, Introspectable, Properties, ...: these look at every object. */
+	return OBJ_ALL;
+}
+
+static int conn_add_objects(struct conn *c, unsigned want)
+{
+	struct server *s = c->srv;
+	int r = 0;
+	want &= ~c->objects;
+	/* Each is marked as soon as it is added, so that a later failure leaves no duplicate to add again. */
+	if (want & OBJ_IFACE0) {
+		if ((r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, s->iface0, c)) < 0)
+			return r;
+		c->objects |= OBJ_IFACE0;
+	}
+	if ((want & OBJ_IFACE1) && s->iface1) {
+		if ((r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE1, s->iface1, c)) < 0)
+			return r;
+		c->objects |= OBJ_IFACE1;
+	}
+	if (want & OBJ_DRIVER) {
+		if ((r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
+		                                  bus_driver_vtable, c)) < 0)
+			return r;
+		c->objects |= OBJ_DRIVER;
+	}
+	return 0;
 }
 
 static int on_any_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
-	(void)m;
 	(void)ret;
-	c->auth_deadline = 0;
+	/* sd-bus looks the objects up after the filters have run, so they serve this very message. */
+	int r = conn_add_objects(c, objects_needed(m));
+	if (r < 0) {
+		log_warn("client pid %d: cannot set up its objects: %s", (int)c->req.pid, strerror(-r));
+		return r;
+	}
+	if (c->auth_deadline) {
+		/* Authenticated: its replies now get a socket buffer of a normal size. */
+		auth_unlink(c->srv, c);
+		int sz = CONN_SNDBUF;
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	}
 	return 0;
 }
 
 static int conn_update_events(struct server *s, struct conn *c)
 {
-	int ev = sd_bus_get_events(c->bus);
+	int ev = c->bus ? sd_bus_get_events(c->bus) : 0;
 	if (ev < 0)
 		return ev;
-	uint32_t want = (ev & POLLIN ? EPOLLIN : 0) | (ev & POLLOUT ? EPOLLOUT : 0);
+	/* sd-bus reads from the intake; the client is read when sd-bus is through with what came before. */
+	uint32_t want = (ev & POLLOUT ? EPOLLOUT : 0) |
+	                (c->drained && !c->throttled && !c->in.eof && !intake_pending(&c->in) ? EPOLLIN : 0);
 	if (want == c->epoll_events)
 		return 0;
 	struct epoll_event e = {.events = want, .data.ptr = c};
@@ -119,7 +330,34 @@ static int conn_update_events(struct server *s, struct conn *c)
 	return 0;
 }
 
-static int conn_new(struct server *s, int fd)
+/*
+ * A client's bus, set up when it first sends something: a connection that stays silent (until its auth
+ * deadline drops it) costs the daemon a few syscalls, not an sd-bus. The bus owns both fds from here.
+ */
+static int conn_start_bus(struct server *s, struct conn *c)
+{
+	int r, bus_end = -1;
+	if ((r = intake_init(&c->in, s->lim.max_message, &bus_end)) < 0)
+		return r;
+	if ((r = sd_bus_new(&c->bus)) < 0) {
+		close(bus_end);
+		return r;
+	}
+	/* Credentials were taken from the kernel at accept; the auth exchange decides nothing. */
+	if ((r = sd_bus_set_fd(c->bus, bus_end, c->fd)) < 0) {
+		close(bus_end);
+		sd_bus_unref(c->bus);
+		c->bus = NULL;
+		return r;
+	}
+	if ((r = sd_bus_set_server(c->bus, 1, s->id)) < 0 || (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
+	    (r = sd_bus_set_trusted(c->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 ||
+	    (r = sd_bus_add_filter(c->bus, NULL, on_any_message, c)) < 0 || (r = sd_bus_start(c->bus)) < 0)
+		return r; /* conn_free closes the bus, and with it the fds */
+	return 0;
+}
+
+static int conn_new(struct server *s, int fd, struct uid_slot *uid)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -132,8 +370,9 @@ static int conn_new(struct server *s, int fd)
 	c->kind = LOOP_ITEM_CONN;
 	c->srv = s;
 	c->fd = fd;
+	c->in.bus_fd = -1;
+	c->drained = true;
 	c->serial = ++s->serial;
-	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
 	if ((r = peer_requester(fd, &c->req)) < 0) {
 		close(fd);
 		free(c);
@@ -143,105 +382,231 @@ static int conn_new(struct server *s, int fd)
 	struct err e;
 	if (s->ops && requester_identify(s->ops, &c->req, &e) < 0)
 		log_debug("client pid %d: %s", (int)c->req.pid, e.msg);
-	if ((r = sd_bus_new(&c->bus)) < 0)
-		goto fail_fd;
-	if ((r = sd_bus_set_fd(c->bus, fd, fd)) < 0)
-		goto fail_fd;
-	/* From here the bus owns fd. Credentials were taken from the kernel above; the auth exchange decides nothing. */
-	if ((r = sd_bus_set_server(c->bus, 1, s->id)) < 0 || (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
-	    (r = sd_bus_set_trusted(c->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 ||
-	    (r = sd_bus_add_filter(c->bus, NULL, on_any_message, c)) < 0 ||
-	    (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, s->iface0, c)) < 0 ||
-	    (s->iface1 &&
-	     (r = sd_bus_add_object_vtable(c->bus, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE1, s->iface1, c)) < 0) ||
-	    (r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
-	                                  bus_driver_vtable, c)) < 0 ||
-	    (r = sd_bus_start(c->bus)) < 0)
-		goto fail_bus;
 	ev.data.ptr = c;
 	c->epoll_events = EPOLLIN;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		r = -errno;
-		goto fail_bus;
+		close(fd);
+		if (c->req.pidfd >= 0)
+			close(c->req.pidfd);
+		requester_release(&c->req);
+		free(c);
+		return r;
 	}
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
 	s->nconns++;
+	c->uid = uid;
+	uid->conns++;
+	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
+	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
+	c->auth_prev = s->auth_tail;
+	if (s->auth_tail)
+		s->auth_tail->auth_next = c;
+	else
+		s->auth_head = c;
+	s->auth_tail = c;
 	log_debug("client pid %d uid %u connected (%u connected)", (int)c->req.pid, (unsigned)c->req.cred.uid,
 	          s->nconns);
-	conn_update_events(s, c);
 	return 0;
-fail_fd:
-	if (!c->bus)
-		close(fd);
-fail_bus:
-	sd_bus_flush_close_unref(c->bus);
-	if (c->req.pidfd >= 0)
-		close(c->req.pidfd);
-	requester_release(&c->req);
-	free(c);
-	return r;
 }
 
 void server_conn_wake(struct conn *c)
 {
 	if (conn_update_events(c->srv, c) < 0)
-		c->busy = true; /* processed (and, if dead, dropped) on the next turn */
+		busy_add(c->srv, c); /* processed (and, if dead, dropped) on the next turn */
 }
 
-/* Returns false when the connection is finished with. */
-static bool conn_process(struct server *s, struct conn *c)
+/* Stops reading a client that leaves too many replies unread. */
+static bool conn_throttle(struct conn *c)
 {
-	int r = 0;
-	c->busy = false;
-	for (int i = 0; i < MESSAGES_PER_TURN; i++) {
-		r = sd_bus_process(c->bus, NULL);
-		if (r <= 0)
+	uint64_t q = 0;
+	c->throttled = sd_bus_get_n_queued_write(c->bus, &q) >= 0 && q >= QUEUED_REPLIES_MAX;
+	return c->throttled;
+}
+
+/*
+ * One turn of a connection: sd-bus writes what waits and answers what was relayed to it (at most
+ * MESSAGES_PER_TURN messages); once it has read everything, the client is read once more. Returns false
+ * when the connection is finished with.
+ */
+static bool conn_process(struct server *s, struct conn *c, uint32_t events)
+{
+	bool wake = events & (EPOLLOUT | EPOLLERR | EPOLLHUP), pumped = false;
+	bool run_bus = !c->drained || wake;
+	const char *why = NULL;
+	int r = 0, n = 0;
+	uint64_t t0 = now_usec();
+
+	busy_remove(s, c);
+	if (!c->bus && !(events & EPOLLIN))
+		return false; /* hung up without a byte */
+	if (!c->bus) {
+		int rb = conn_start_bus(s, c);
+		if (rb < 0) {
+			log_warn("cannot set up a client connection: %s", strerror(-rb));
+			return false;
+		}
+	}
+	/* A throttled client is served again once it reads (the socket becomes writable) or goes. */
+	if (c->throttled && !wake)
+		return true;
+	for (;;) {
+		while (run_bus && n < MESSAGES_PER_TURN) {
+			/* The first call writes before it reads; after that, a throttled client is not read. */
+			if (n > 0 && (conn_throttle(c) || now_usec() - t0 > TURN_BUDGET_USEC))
+				break;
+			r = sd_bus_process(c->bus, NULL);
+			if (r < 0) {
+				if (r != -ECONNRESET && r != -ENOTCONN && r != -EPIPE)
+					log_debug("client pid %d: %s", (int)c->req.pid, strerror(-r));
+				return false;
+			}
+			n++;
+			if (r == 0) {
+				c->drained = true;
+				break;
+			}
+			c->drained = false;
+		}
+		conn_throttle(c);
+		if (!c->drained || c->throttled || pumped || c->in.eof)
 			break;
+		r = intake_pump(&c->in, c->fd, sd_bus_is_ready(c->bus) > 0, &why);
+		if (r < 0) {
+			log_info("client pid %d uid %u: %s; dropped", (int)c->req.pid, (unsigned)c->req.cred.uid, why);
+			return false;
+		}
+		pumped = true;
+		if (r == 0)
+			break;
+		c->drained = false;
+		run_bus = true;
 	}
-	if (r < 0) {
-		if (r != -ECONNRESET && r != -ENOTCONN && r != -EPIPE)
-			log_debug("client pid %d: %s", (int)c->req.pid, strerror(-r));
+	/* Hung up, and everything it sent before was answered (or could not be). */
+	if (c->in.eof && c->drained && !intake_pending(&c->in))
 		return false;
-	}
-	c->busy = r > 0;
+	if (!c->throttled && (!c->drained || intake_pending(&c->in)))
+		busy_add(s, c);
 	return conn_update_events(s, c) == 0;
 }
 
-static void accept_all(struct server *s)
+/* --- accepting --- */
+
+/* Logs refused connections, at most once per REFUSAL_LOG_USEC; the rest are counted. */
+static void note_refusal(struct server *s, uid_t uid, const char *why)
 {
-	for (;;) {
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_warn("accept: %s", strerror(errno));
-			return;
-		}
-		int r = conn_new(s, fd);
-		if (r < 0)
-			log_warn("cannot set up a client connection: %s", strerror(-r));
+	uint64_t now = now_usec();
+	s->refused++;
+	log_debug("connection of uid %u refused: %s", (unsigned)uid, why);
+	if (now - s->refused_logged_at < REFUSAL_LOG_USEC && s->refused_logged_at)
+		return;
+	log_warn("refused %u connection(s), the last of uid %u: %s", s->refused, (unsigned)uid, why);
+	s->refused = 0;
+	s->refused_logged_at = now;
+}
+
+/* The uid's slot if it may have one more connection, else NULL with why set. */
+static struct uid_slot *admit(struct server *s, int fd, uid_t *uid, const char **why)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
+		*uid = (uid_t)-1;
+		*why = "no peer credentials";
+		return NULL;
+	}
+	*uid = uc.uid;
+	if (s->nconns >= s->lim.max_conns) {
+		*why = "the daemon has as many connections as it takes (--max-connections)";
+		return NULL;
+	}
+	/* The last few are kept for root, so that other uids together cannot shut the administrator out. */
+	if (uc.uid != 0 && s->nconns + SERVER_ROOT_RESERVED_CONNS >= s->lim.max_conns) {
+		*why = "the connections left are kept for root (--max-connections)";
+		return NULL;
+	}
+	struct uid_slot *u = uid_slot(s, uc.uid);
+	if (!u) {
+		*why = "out of memory";
+		return NULL;
+	}
+	if (uc.uid != 0 && u->conns >= s->lim.max_conns_per_uid) {
+		*why = "the uid has as many connections as it may (--max-connections-per-uid)";
+		return NULL; /* it holds connections: the slot stays */
+	}
+	return u;
+}
+
+/* Out of file descriptors: the spare one makes room to take a connection off the queue and close it. */
+static void shed_one(struct server *s)
+{
+	if (s->spare_fd >= 0) {
+		close(s->spare_fd);
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	note_refusal(s, (uid_t)-1, "the daemon is out of file descriptors");
+	if (s->spare_fd < 0) {
+		/* Not even that: stop watching the listen socket for a while rather than spin on it. */
+		struct epoll_event ev = {.events = 0, .data.ptr = &tag_listen};
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+		s->listen_resume = now_usec() + 100000;
 	}
 }
 
-/* Milliseconds until the nearest deadline (sd-bus timeouts, auth deadlines, the release tick). */
+static void accept_some(struct server *s)
+{
+	uint64_t t0 = now_usec();
+	for (int i = 0; i < ACCEPTS_PER_TURN && (i == 0 || now_usec() - t0 < TURN_BUDGET_USEC); i++) {
+		const char *why;
+		uid_t uid;
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				shed_one(s);
+				if (s->listen_resume)
+					return;
+				continue;
+			}
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN)
+				log_warn("accept: %s", strerror(errno));
+			return;
+		}
+		struct uid_slot *u = admit(s, fd, &uid, &why);
+		if (!u) {
+			close(fd);
+			note_refusal(s, uid, why);
+			continue;
+		}
+		int r = conn_new(s, fd, u);
+		if (r < 0) {
+			uid_slot_drop_if_empty(s, u);
+			log_warn("cannot set up a client connection: %s", strerror(-r));
+		}
+	}
+}
+
+/* Milliseconds until the nearest deadline (Scm exchanges, waiting calls, auth deadlines, the release tick). */
 static int next_timeout(struct server *s)
 {
 	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm), due = deferred_next_due(&s->deferred);
 	int rel = s->ops ? release_watch_timeout_ms(s->ops->release) : -1;
 
+	if (s->busy)
+		return 0;
 	if (due < best)
 		best = due;
-	for (struct conn *c = s->conns; c; c = c->next) {
-		uint64_t t;
-		if (c->busy)
-			return 0;
-		if (c->auth_deadline && c->auth_deadline < best)
-			best = c->auth_deadline;
-		if (sd_bus_get_timeout(c->bus, &t) >= 0 && t < best)
-			best = t;
-	}
+	if (s->auth_head && s->auth_head->auth_deadline < best)
+		best = s->auth_head->auth_deadline;
+	if (s->listen_resume && s->listen_resume < best)
+		best = s->listen_resume;
 	if (best != UINT64_MAX) {
 		uint64_t ms = best <= now ? 0 : (best - now + 999) / 1000;
 		if (rel < 0 || ms < (uint64_t)rel)
@@ -255,17 +620,30 @@ static void expire(struct server *s)
 	uint64_t now = now_usec();
 	scm_registry_expire(&s->scm, now);
 	deferred_run_due(&s->deferred, now);
-	for (struct conn *c = s->conns, *next; c; c = next) {
-		uint64_t t;
-		next = c->next;
-		if (c->auth_deadline && c->auth_deadline <= now) {
-			log_info("client pid %d did not authenticate in time; dropped", (int)c->req.pid);
+	if (s->listen_resume && s->listen_resume <= now) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &tag_listen};
+		if (s->spare_fd < 0)
+			s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+		s->listen_resume = 0;
+	}
+	while (s->auth_head && s->auth_head->auth_deadline <= now) {
+		log_info("client pid %d did not authenticate in time; dropped", (int)s->auth_head->req.pid);
+		conn_free(s, s->auth_head);
+	}
+	/* What was busy when the turn began; what becomes busy now waits for the next turn. */
+	struct conn *todo = s->busy;
+	s->busy = NULL;
+	for (struct conn *c = todo; c; c = c->busy_next)
+		c->busy = false;
+	while (todo) {
+		struct conn *c = todo;
+		todo = c->busy_next;
+		if (todo)
+			todo->busy_prev = NULL;
+		c->busy_next = c->busy_prev = NULL;
+		if (!conn_process(s, c, 0))
 			conn_free(s, c);
-			continue;
-		}
-		if (c->busy || (sd_bus_get_timeout(c->bus, &t) >= 0 && t <= now))
-			if (!conn_process(s, c))
-				conn_free(s, c);
 	}
 }
 
@@ -286,6 +664,9 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	s->app = app;
 	s->listen_fd = listen_fd;
 	s->signal_fd = -1;
+	s->lim = (struct server_limits){server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID,
+	                                SERVER_DEFAULT_MAX_MESSAGE};
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sd_id128_randomize(&s->id);
 	sigemptyset(&mask);
@@ -309,37 +690,57 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	return s;
 }
 
-int server_run(struct server *s)
+int server_turn(struct server *s, int timeout_ms)
 {
 	struct epoll_event evs[64];
-	for (;;) {
-		int n = epoll_wait(s->epfd, evs, 64, next_timeout(s));
-		if (n < 0 && errno != EINTR) {
-			log_error("epoll_wait: %s", strerror(errno));
-			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			void *p = evs[i].data.ptr;
-			if (p == &tag_signal) {
-				struct signalfd_siginfo si;
-				if (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
-					log_info("signal %u received; shutting down", si.ssi_signo);
-					return 0;
-				}
-			} else if (p == &tag_listen) {
-				accept_all(s);
-			} else if (p == &tag_release) {
-				release_watch_process(s->ops->release);
-			} else if (*(int *)p == LOOP_ITEM_SCM) {
-				scm_exchange_event(p, evs[i].events);
-			} else if (!conn_process(s, p)) {
-				conn_free(s, p);
-			}
-		}
-		if (s->ops)
-			release_watch_tick(s->ops->release);
-		expire(s);
+	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
+	bool listen_ready = false;
+	uint64_t t0 = now_usec();
+
+	if (n < 0 && errno != EINTR) {
+		log_error("epoll_wait: %s", strerror(errno));
+		return -1;
 	}
+	/* The events are served from a rotating start: those left for the next turn (which epoll reports
+	 * again, in the same order) are not always the same ones. */
+	int first = n > 0 ? (int)(s->rotation++ % (unsigned)n) : 0;
+	for (int k = 0; k < n; k++) {
+		int i = (first + k) % n;
+		void *p = evs[i].data.ptr;
+		if (p == &tag_signal) {
+			struct signalfd_siginfo si;
+			if (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+				log_info("signal %u received; shutting down", si.ssi_signo);
+				return 1;
+			}
+		} else if (p == &tag_listen) {
+			listen_ready = true;
+		} else if (now_usec() - t0 > EVENTS_BUDGET_USEC) {
+			continue; /* the next turn's */
+		} else if (p == &tag_release) {
+			release_watch_process(s->ops->release);
+		} else if (*(int *)p == LOOP_ITEM_SCM) {
+			scm_exchange_event(p, evs[i].events);
+		} else if (!conn_process(s, p, evs[i].events)) {
+			conn_free(s, p);
+		}
+	}
+	/* New connections after the clients that were waiting; one per turn however long it was, so that
+	 * busy clients cannot keep others (root too) out. */
+	if (listen_ready)
+		accept_some(s);
+	if (s->ops)
+		release_watch_tick(s->ops->release);
+	expire(s);
+	return 0;
+}
+
+int server_run(struct server *s)
+{
+	int r;
+	while ((r = server_turn(s, next_timeout(s))) == 0)
+		;
+	return r < 0 ? -1 : 0;
 }
 
 void server_free(struct server *s)
@@ -354,5 +755,7 @@ void server_free(struct server *s)
 		close(s->signal_fd);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	free(s);
 }

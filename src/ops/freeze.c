@@ -45,6 +45,13 @@ int ops1_job_step(struct ops *o, const struct requester *r, struct ops1_job *job
 	return job->step(o, r, job, e);
 }
 
+static int set_freezer_state(struct ops *o, const struct requester *r, const char *name, bool frozen, struct err *e)
+{
+	struct kv one = {"freezer.state", (char *)(frozen ? "frozen" : "thawed")};
+	kvv values = {&one, 1};
+	return ops1_set_values(o, r, name, &values, e);
+}
+
 static int freeze_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
 {
 	const char *want = j->frozen ? "frozen" : "thawed";
@@ -62,19 +69,23 @@ static int freeze_step(struct ops *o, const struct requester *r, struct ops1_job
 			rc = 0;
 	}
 	key_ctx_free(&k);
+	/*
+	 * A v1 freezer freezes the tasks it finds when FROZEN is written; one forked meanwhile can escape it
+	 * and hold the cgroup in FREEZING. Writing FROZEN again freezes those (cgroup v2 ignores a repeat).
+	 */
+	if (rc == 0 && j->frozen && set_freezer_state(o, r, j->name, true, e) < 0)
+		rc = -1;
 	return rc;
 }
 
 int ops1_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops1_job **job,
                       struct err *e)
 {
-	struct kv one = {"freezer.state", (char *)(frozen ? "frozen" : "thawed")};
-	kvv values = {&one, 1};
 	struct ops1_job *j;
 	int rr;
 
 	*job = NULL;
-	if (ops1_set_values(o, r, name, &values, e) < 0 || !(j = ops1_job_new(name, FREEZE_DEADLINE_MS, e)))
+	if (set_freezer_state(o, r, name, frozen, e) < 0 || !(j = ops1_job_new(name, FREEZE_DEADLINE_MS, e)))
 		return -1;
 	j->frozen = frozen;
 	j->step = freeze_step;

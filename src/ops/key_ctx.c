@@ -2,17 +2,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cgfs/devices_bpf.h"
 #include "util/cleanup.h"
+#include "util/resolve.h"
 
 struct target *key_ctx_target(struct key_ctx *k, const char *ctrl, struct err *e)
 {
@@ -121,8 +120,6 @@ static int kh_device_of(void *ctx, const char *path, unsigned *major, unsigned *
 	struct key_ctx *k = ctx;
 	char ns[64];
 	struct stat st, mine, theirs;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS};
 
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)k->r->pid);
 	if (stat(ns, &theirs) < 0 || stat("/proc/self/ns/mnt", &mine) < 0 || theirs.st_ino != mine.st_ino ||
@@ -134,9 +131,13 @@ static int kh_device_of(void *ctx, const char *path, unsigned *major, unsigned *
 	_cleanup_close_ int devfd = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (devfd < 0)
 		return err_errno(e, errno, "cannot open /dev to resolve %s", path);
-	_cleanup_close_ int fd = (int)syscall(SYS_openat2, devfd, path + 5, &how, sizeof(how));
+	_cleanup_close_ int fd = open_resolved(devfd, path + 5, O_PATH | O_CLOEXEC,
+	                                       RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ELOOP)
+		return err_set(e, ERR_NOT_SUPPORTED, "%s: a symlink, and this kernel cannot confine following it beneath "
+		               "/dev (no openat2); give the device as MAJ:MIN (cgm resolves paths for you)", path);
 	if (fd < 0)
-		return err_errno(e, errno, "cannot resolve %s within /dev", path);
+		return err_errno(e, -fd, "cannot resolve %s within /dev", path);
 	if (fstat(fd, &st) < 0)
 		return err_errno(e, errno, "cannot stat %s", path);
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))

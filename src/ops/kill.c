@@ -23,6 +23,12 @@
 #define KILL_DEADLINE_MS 5000
 
 
+static void unpin(int pidfd)
+{
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
 /*
  * Pins pid and checks it as kill(2) would: 0 with *pidfd set, 1 when
  * refused (why filled), 2 when gone, -1 when it cannot be pinned (errno).
@@ -32,16 +38,17 @@ static int task_check(const struct requester *r, pid_t pid, int *pidfd, char why
 	struct proc_ids ids;
 	struct err ignored;
 	*pidfd = pidfd_open(pid, 0);
-	if (*pidfd < 0)
+	/* Without pidfds (Linux < 5.3, valgrind) the task is signalled by pid: checked, but not pinned. */
+	if (*pidfd < 0 && errno != ENOSYS)
 		return errno == ESRCH ? 2 : -1;
 	if (proc_ids_read(pid, &ids, &ignored) < 0) {
-		close(*pidfd);
+		unpin(*pidfd);
 		return 2;
 	}
 	struct task_facts tf = {.pid = pid, .visible = !r->other_pidns || pid_visible_in(pid, r->pidns)};
 	memcpy(tf.uids, ids.uid, sizeof(tf.uids));
 	if (!policy_owns_task(&r->cred, &tf, why)) {
-		close(*pidfd);
+		unpin(*pidfd);
 		return 1;
 	}
 	return 0;
@@ -104,21 +111,22 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 		++*left;
 		/* SIGKILL goes again to whatever is still there; other signals once to each task. */
 		if (sig != SIGKILL && again) {
-			close(fds[n]);
+			unpin(fds[n]);
 			continue;
 		}
 		*fresh |= !again;
 		if (!again && pidv_push(seen, now->v[i]) < 0) {
-			close(fds[n]);
+			unpin(fds[n]);
 			rc = err_set(e, ERR_LIMIT, "out of memory");
 			break;
 		}
 		pids[n++] = now->v[i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (rc == 0 && syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) < 0 && errno != ESRCH)
+		int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
+		if (rc == 0 && sent < 0 && errno != ESRCH)
 			rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
-		close(fds[i]);
+		unpin(fds[i]);
 	}
 	free(fds);
 	free(pids);

@@ -34,19 +34,56 @@ static bool pidfd_alive(int pidfd)
 	return pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno != ESRCH;
 }
 
+/* The kernel's PF_EXITING task flag, as /proc/PID/stat's ninth field shows it. */
+#define TASK_FLAG_EXITING 0x4u
+
+/*
+ * A zombie still has its pid (and a pidfd of it answers signals), but the
+ * kernel no longer moves it: a write of its pid to cgroup.procs succeeds and
+ * does nothing. So an exited task is recognised by its state, not by a write.
+ * A task already exiting but not yet a zombie counts too: from the moment it
+ * starts to exit, /proc/PID/cgroup shows "/" in every v1 hierarchy.
+ */
+static bool task_exited(pid_t pid)
+{
+	char path[64], state = 0;
+	_cleanup_free_ char *stat = NULL;
+	const char *p;
+	unsigned flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small_file_at(AT_FDCWD, path, &stat) < 0)
+		return true;
+	p = strrchr(stat, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & TASK_FLAG_EXITING);
+}
+
+/* Its uids and cgroups, read once it is pinned; a read that fails because it exited says so. */
+static int victim_facts(struct victim *v, struct err *e)
+{
+	if (proc_ids_read(v->pid, &v->ids, e) == 0 && proc_cgroups_read(v->pid, &v->pc, e) == 0 && pidfd_alive(v->pidfd))
+		return 0;
+	if (!pidfd_alive(v->pidfd) || kill(v->pid, 0) < 0)
+		return err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being checked; nothing was moved", (int)v->pid);
+	return -1;
+}
+
 static int victim_open(pid_t pid, struct victim *v, struct err *e)
 {
 	*v = (struct victim){.pid = pid, .pidfd = -1};
 	if (pid <= 0)
 		return err_set(e, ERR_INVALID, "pid %d is not a valid pid", (int)pid);
 	v->pidfd = pidfd_open(pid, 0);
-	if (v->pidfd < 0 && errno != ENOSYS)
-		return err_errno(e, errno, "pid %d", (int)pid);
-	if (proc_ids_read(pid, &v->ids, e) < 0 || proc_cgroups_read(pid, &v->pc, e) < 0)
-		return -1;
-	if (!pidfd_alive(v->pidfd))
-		return err_set(e, ERR_NOT_FOUND, "pid %d exited", (int)pid);
-	return 0;
+	int err = v->pidfd < 0 ? errno : 0;
+	/* Without pidfds (Linux < 5.3, valgrind) kill(2) tells whether the pid exists. */
+	if (err == ENOSYS && kill(pid, 0) < 0 && errno == ESRCH)
+		err = ESRCH;
+	if (err == ESRCH)
+		return err_set(e, ERR_NOT_FOUND, "pid %d does not exist (it may have exited)", (int)pid);
+	if (err && err != ENOSYS)
+		return err_errno(e, err, "pid %d", (int)pid);
+	return victim_facts(v, e);
 }
 
 /* A pid number means something only in the pid namespace it came from. */
@@ -65,10 +102,12 @@ static int victim_rel(const struct victim *v, const struct hierarchy *h, char re
 	const char *path = proc_cgroups_path(&v->pc, h->id);
 	if (!path)
 		return err_set(e, ERR_NOT_FOUND, "pid %d is in no cgroup of %s", (int)v->pid, h->name);
-	if (rel_within_root(h, path, rel) < 0)
-		return err_set(e, ERR_ACCESS, "pid %d is in %s:%s, outside %s:%s, the tree this daemon manages", (int)v->pid,
-		               h->name, path, h->name, h->root_path);
-	return 0;
+	if (rel_within_root(h, path, rel) == 0)
+		return 0;
+	if (task_exited(v->pid))
+		return err_set(e, ERR_NOT_FOUND, "pid %d has exited; nothing was done", (int)v->pid);
+	return err_set(e, ERR_ACCESS, "pid %d is in %s:%s, outside %s:%s, the tree this daemon manages", (int)v->pid,
+	               h->name, path, h->name, h->root_path);
 }
 
 /* The longest common ancestor of two relative paths. */
@@ -139,11 +178,76 @@ static int victim_open_pidfd(int pidfd, struct victim *v, struct err *e)
 	v->pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
 	if (v->pidfd < 0)
 		return err_errno(e, errno, "cannot keep the pidfd");
-	if (proc_ids_read(pid, &v->ids, e) < 0 || proc_cgroups_read(pid, &v->pc, e) < 0)
-		return -1;
-	if (!pidfd_alive(v->pidfd))
-		return err_set(e, ERR_NOT_FOUND, "pid %d exited", pid);
-	return 0;
+	return victim_facts(v, e);
+}
+
+/* Why the kernel would not take the task into t, in words that say what to do. */
+static void move_refused(const struct victim *v, const struct target *t, int errnum, struct err *e)
+{
+	int pid = (int)v->pid;
+	if (errnum == ESRCH)
+		err_set(e, ERR_NOT_FOUND, "pid %d exited before it could be moved into %s", pid, t->what);
+	else if (errnum == ENOSPC && !t->h->unified)
+		err_set(e, ERR_LIMIT, "cannot move pid %d into %s: the kernel refused (no space left on device): its "
+		        "cpuset.cpus or cpuset.mems is empty, so no task can run there; set both first (the key API's "
+		        "cpus_allowed)", pid, t->what);
+	else if (errnum == ENOENT || errnum == ENODEV)
+		err_set(e, ERR_NOT_FOUND, "cannot move pid %d into %s: it was removed meanwhile", pid, t->what);
+	else if (errnum == EBUSY && t->h->unified)
+		err_set(e, ERR_BUSY, "cannot move pid %d into %s: the kernel refused (device or resource busy): a cgroup2 "
+		        "cgroup whose children have controllers holds no tasks", pid, t->what);
+	else if (errnum == EOPNOTSUPP && t->h->unified)
+		err_set(e, ERR_NOT_SUPPORTED, "cannot move pid %d into %s: the kernel refused (operation not supported): "
+		        "%s is part of a threaded subtree, or pid %d is a kernel thread", pid, t->what, t->what, pid);
+	else
+		err_errno(e, errnum, "cannot move pid %d into %s: the kernel refused", pid, t->what);
+}
+
+/*
+ * Nothing half-done: after a refusal in t[n], the task goes back where it
+ * was in the hierarchies t[0..n-1] it was already moved in. The reason is
+ * kept in e; only a failure to move it back is added.
+ */
+static void move_back(const struct victim *v, const struct target *t, int n, struct err *e)
+{
+	char pidstr[16], raw[CGNAME_MAX];
+	bool all_back = true;
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
+	if (n == 0 || !pidfd_alive(v->pidfd))
+		return;
+	for (int i = n; i-- > 0;) {
+		const struct hierarchy *h = t[i].h;
+		const char *path = proc_cgroups_path(&v->pc, h->id), *rest = path;
+		size_t len = strlen(h->root_path);
+		int r = -ENOENT;
+		if (path && strcmp(h->root_path, "/") != 0)
+			rest = strncmp(path, h->root_path, len) == 0 ? path + len : NULL;
+		while (rest && *rest == '/')
+			rest++;
+		if (rest && snprintf(raw, sizeof(raw), "%s", rest) < (int)sizeof(raw)) {
+			struct target back = {.h = t[i].h, .req_fd = -1};
+			_cleanup_close_ int procs = -1;
+			snprintf(back.rel, sizeof(back.rel), "%s", raw);
+			back.fd = cgdir_open_beneath(h->root_fd, raw);
+			r = back.fd;
+			if (r >= 0 && (r = unified_procs_fd(&back, &procs)) == 0)
+				r = cgdir_write(procs, "cgroup.procs", pidstr);
+			if (back.fd >= 0)
+				close(back.fd);
+		}
+		if (r < 0 && r != -ESRCH) {
+			char msg[WHAT_MAX + CGNAME_MAX + 128];
+			snprintf(msg, sizeof(msg), "; and moving it back into %s:%s failed (%s), so it stays in %s", h->name,
+			         path ? path : "?", strerror(-r), t[i].what);
+			err_append(e, msg);
+			all_back = false;
+		}
+	}
+	if (all_back) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "; pid %d was left where it was in every hierarchy", (int)v->pid);
+		err_append(e, msg);
+	}
 }
 
 static int move_victim(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
@@ -155,6 +259,10 @@ static int move_victim(struct ops *o, const struct requester *r, const char *con
 	int n, done = 0, rc = -1;
 	char pidstr[16];
 
+	/* First: a zombie's cgroups read as the root's, so every other check would be about a task that is gone. */
+	if (task_exited(v->pid))
+		return err_set(e, ERR_NOT_FOUND, "pid %d has exited (its parent has not reaped it yet); nothing was moved",
+		               (int)v->pid);
 	n = hierarchies_select(&o->hs, controller, sel, e);
 	if (n < 0)
 		return -1;
@@ -172,16 +280,19 @@ static int move_victim(struct ops *o, const struct requester *r, const char *con
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
 	for (int i = 0; i < n; i++) {
 		_cleanup_close_ int procs = -1;
-		int wr = unified_procs_fd(&t[i], &procs);
+		int wr = pidfd_alive(v->pidfd) ? 0 : -ESRCH;
+		if (wr == 0)
+			wr = unified_procs_fd(&t[i], &procs);
 		if (wr == 0)
 			wr = cgdir_write(procs, "cgroup.procs", pidstr);
 		if (wr < 0) {
-			err_errno(e, -wr, "cannot move pid %d into %s", (int)v->pid, t[i].what);
+			move_refused(v, &t[i], -wr, e);
+			move_back(v, t, i, e);
 			goto out;
 		}
 	}
-	/* Still alive after the write: the pid we wrote was the task we checked. */
-	if (!pidfd_alive(v->pidfd)) {
+	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
+	if (!pidfd_alive(v->pidfd) || task_exited(v->pid)) {
 		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ struct mark {
 	struct hierarchy *h;
 	char *rel;
 	int wd;               /* inotify watch on cgroup.events (cgroup2), else -1 */
+	ino_t ino;            /* the marked cgroup's own: a cgroup made again under its name is not it */
 	bool seen_populated;
 };
 
@@ -116,10 +118,16 @@ static bool check_mark(struct mark *m, bool events_changed)
 	_cleanup_close_ int fd = cgdir_open_beneath(m->h->root_fd, m->rel);
 	char parent[CGNAME_MAX];
 	const char *base;
+	struct stat st;
 	int populated, r;
 
 	if (fd < 0)
 		return true;
+	/* Removed behind the daemon's back (and perhaps made again): the mark was for the cgroup that is gone. */
+	if (fstat(fd, &st) == 0 && st.st_ino != m->ino) {
+		log_info("%s:/%s was removed by someone else; its remove-on-empty mark is dropped", m->h->name, m->rel);
+		return true;
+	}
 	populated = cgdir_populated(fd, m->h->unified);
 	if (populated < 0)
 		return false;
@@ -150,11 +158,19 @@ static bool check_mark(struct mark *m, bool events_changed)
 int release_watch_add(struct release_watch *rw, struct hierarchy *h, const char *rel, int cgfd, struct err *e)
 {
 	struct mark m = {.h = h, .wd = -1};
+	struct stat st;
 	int populated;
 
+	if (fstat(cgfd, &st) < 0)
+		return err_errno(e, errno, "cannot stat %s:/%s", h->name, rel);
+	m.ino = st.st_ino;
 	for (size_t i = 0; i < rw->n; i++)
-		if (rw->marks[i].h == h && strcmp(rw->marks[i].rel, rel) == 0)
-			return 0;
+		if (rw->marks[i].h == h && strcmp(rw->marks[i].rel, rel) == 0) {
+			if (rw->marks[i].ino == m.ino)
+				return 0;
+			drop_mark(rw, i); /* a mark of a cgroup of that name that is gone */
+			break;
+		}
 	populated = cgdir_populated(cgfd, h->unified);
 	if (populated < 0)
 		return err_errno(e, -populated, "cannot tell whether %s:/%s has tasks", h->name, rel);

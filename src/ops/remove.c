@@ -48,9 +48,101 @@ static int check_removable(const struct requester *r, const struct target *t, in
 	return 0;
 }
 
-/* Children first; each removal needs write access to the directory it is removed from. */
-static int remove_tree_checked(const struct requester *r, const char *what, int parentfd, const char *name,
-                               struct err *e)
+/*
+ * Nothing half-done: before the first rmdir in any hierarchy, the cgroup of
+ * every hierarchy the call names (and for a recursive removal its whole
+ * subtree) is checked for the right to remove it and for tasks. A refusal
+ * in one hierarchy therefore removes nothing in the others; only a task
+ * that enters between the check and the rmdir still makes the kernel refuse
+ * (EBUSY) halfway, and the message then says so.
+ */
+
+/* Where the tree at fd (named what) holds a task: 1 with *pid and where filled, 0 if nowhere, -errno. */
+static int find_task(int fd, bool unified, const char *what, pid_t *pid, char where[WHAT_MAX])
+{
+	pidv pids = {0};
+	strv kids = {0};
+	int r;
+
+	if (unified && cgdir_populated(fd, true) == 0)
+		return 0; /* cgroup.events covers the whole subtree */
+	if ((r = cgdir_procs(fd, &pids)) < 0)
+		return r == -ENOENT || r == -ENODEV ? 0 : r; /* removed meanwhile: empty */
+	if (pids.n) {
+		*pid = pids.v[0];
+		snprintf(where, WHAT_MAX, "%s", what);
+		pidv_free(&pids);
+		return 1;
+	}
+	pidv_free(&pids);
+	r = cgdir_children(fd, &kids);
+	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
+		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
+		char sub[WHAT_MAX];
+		if (kfd < 0)
+			continue;
+		/* A task in cgroup2's leaf is in the leaf's parent for every answer. */
+		if (unified && unified_is_leaf(kids.v[i]))
+			snprintf(sub, sizeof(sub), "%s", what);
+		else
+			snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
+		r = find_task(kfd, unified, sub, pid, where);
+		if (r != 0)
+			break;
+	}
+	strv_free(&kids);
+	return r;
+}
+
+static int refuse_tasks(struct err *e, const char *what, pid_t pid, const char *where)
+{
+	if (strcmp(what, where) == 0)
+		return err_set(e, ERR_BUSY, "%s still has tasks (pid %d); nothing was removed in any hierarchy: move or kill "
+		               "them first", what, (int)pid);
+	return err_set(e, ERR_BUSY, "%s still has tasks (pid %d in %s); nothing was removed in any hierarchy: move or "
+	               "kill them first", what, (int)pid, where);
+}
+
+/* Every directory of the tree that has children must let r remove them (write access to it). */
+static int check_tree(const struct requester *r, int fd, const char *what, struct err *e)
+{
+	strv kids = {0};
+	struct stat st;
+	char why[POLICY_WHY_MAX], sub[WHAT_MAX];
+	int rc = 0;
+
+	if (cgdir_children(fd, &kids) < 0)
+		return err_errno(e, errno, "cannot list %s", what);
+	if (kids.n && fstat(fd, &st) < 0)
+		rc = err_errno(e, errno, "cannot stat %s", what);
+	else if (kids.n && !policy_may_remove(&r->cred, &(struct owner){st.st_uid, st.st_gid, st.st_mode}, what, false,
+	                                      why))
+		rc = err_set(e, ERR_ACCESS, "cannot remove the cgroups beneath %s: %s", what, why);
+	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
+		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
+		if (kfd < 0)
+			continue; /* removed meanwhile */
+		snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
+		rc = check_tree(r, kfd, sub, e);
+	}
+	strv_free(&kids);
+	return rc;
+}
+
+/* Children a non-recursive removal would be refused for; cgroup2's task leaf is not one. */
+static bool has_children(const struct target *t)
+{
+	strv kids = {0};
+	bool any = false;
+	if (cgdir_children(t->fd, &kids) == 0)
+		for (size_t i = 0; i < kids.n && !any; i++)
+			any = !(t->h->unified && unified_is_leaf(kids.v[i]));
+	strv_free(&kids);
+	return any;
+}
+
+/* Children first, as checked already; a failure here is a task or cgroup that came meanwhile. */
+static int remove_tree(const char *what, int parentfd, const char *name, struct err *e)
 {
 	_cleanup_close_ int fd = cgdir_open_beneath(parentfd, name);
 	char sub[WHAT_MAX];
@@ -61,29 +153,17 @@ static int remove_tree_checked(const struct requester *r, const char *what, int 
 		return fd == -ENOENT ? 0 : err_errno(e, -fd, "cannot open %s", what);
 	if (cgdir_children(fd, &kids) < 0)
 		return err_errno(e, errno, "cannot list %s", what);
-	if (kids.n) {
-		struct stat st;
-		char why[POLICY_WHY_MAX];
-		if (fstat(fd, &st) < 0) {
-			strv_free(&kids);
-			return err_errno(e, errno, "cannot stat %s", what);
-		}
-		struct owner self = {st.st_uid, st.st_gid, st.st_mode};
-		if (!policy_may_remove(&r->cred, &self, what, false, why)) {
-			strv_free(&kids);
-			return err_set(e, ERR_ACCESS, "cannot remove the cgroups beneath %s: %s", what, why);
-		}
-	}
 	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
-		rc = remove_tree_checked(r, sub, fd, kids.v[i], e);
+		rc = remove_tree(sub, fd, kids.v[i], e);
 	}
 	strv_free(&kids);
 	if (rc < 0)
 		return rc;
 	if (unlinkat(parentfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
-		if (errno == EBUSY)
-			return err_set(e, ERR_BUSY, "%s still has tasks (or child cgroups); it cannot be removed", what);
+		if (errno == EBUSY || errno == ENOTEMPTY)
+			return err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays "
+			               "(and what was removed before it is gone)", what);
 		return err_errno(e, errno, "cannot remove %s", what);
 	}
 	return 0;
@@ -92,6 +172,8 @@ static int remove_tree_checked(const struct requester *r, const char *what, int 
 struct remove_args {
 	const char *name;
 	bool recursive;
+	bool checking;                  /* the first pass: check only */
+	bool ready[PROC_CGROUP_MAX];    /* by index in o->hs: checked, to be removed in the second pass */
 	bool removed_any;
 };
 
@@ -102,8 +184,13 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	struct target t = {.req_fd = -1, .fd = -1};
 	_cleanup_close_ int pfd = -1;
 	const char *base;
-	int rc = -1;
+	char where[WHAT_MAX];
+	pid_t pid;
+	int rc = -1, found;
+	size_t idx = (size_t)(h - o->hs.h);
 
+	if (!a->checking && !a->ready[idx])
+		return 0; /* missing, or refused and skipped, in the first pass */
 	if (target_resolve(o, r, pc, h, a->name, false, &t, e) < 0)
 		goto out;
 	if (t.fd < 0) {
@@ -112,15 +199,34 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	}
 	if (check_removable(r, &t, &pfd, &base, false, e) < 0)
 		goto out;
+	if (a->checking) {
+		if (!a->recursive && has_children(&t)) {
+			err_set(e, ERR_BUSY, "%s has child cgroups (remove it recursively to take the children); nothing was "
+			        "removed in any hierarchy", t.what);
+			goto out;
+		}
+		if ((found = find_task(t.fd, h->unified, t.what, &pid, where)) < 0) {
+			err_errno(e, -found, "cannot tell whether %s has tasks", t.what);
+			goto out;
+		}
+		if (found) {
+			refuse_tasks(e, t.what, pid, where);
+			goto out;
+		}
+		if (a->recursive && check_tree(r, t.fd, t.what, e) < 0)
+			goto out;
+		a->ready[idx] = true;
+		rc = 0;
+		goto out;
+	}
 	/* An empty task leaf goes with its cgroup: it was the daemon's doing, not a child the requester made. */
 	if (h->unified)
 		unlinkat(t.fd, UNIFIED_LEAF, AT_REMOVEDIR);
 	if (a->recursive) {
-		rc = remove_tree_checked(r, t.what, pfd, base, e);
-	} else if (unlinkat(pfd, base, AT_REMOVEDIR) < 0) {
+		rc = remove_tree(t.what, pfd, base, e);
+	} else if (unlinkat(pfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		if (errno == EBUSY || errno == ENOTEMPTY)
-			err_set(e, ERR_BUSY, "%s has tasks or child cgroups (remove it recursively to take the children)",
-			        t.what);
+			err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays", t.what);
 		else
 			err_errno(e, errno, "cannot remove %s", t.what);
 	} else {
@@ -136,7 +242,10 @@ out:
 int ops_remove(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, bool recursive,
                int *existed, struct err *e)
 {
-	struct remove_args a = {.name = cgroup, .recursive = recursive};
+	struct remove_args a = {.name = cgroup, .recursive = recursive, .checking = true};
+	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0)
+		return -1;
+	a.checking = false;
 	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0)
 		return -1;
 	*existed = a.removed_any ? 1 : -1;

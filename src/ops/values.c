@@ -6,6 +6,7 @@
 
 #include "cgfs/idmap.h"
 #include "cgfs/proc.h"
+#include "cgfs/refusal.h"
 #include "ops/resolve.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"
@@ -98,6 +99,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 	rr = cgdir_write(t.fd, key, value);
 	if (rr < 0) {
 		err_errno(e, -rr, "the kernel refused '%s' for %s", value, what);
+		err_append(e, cgfs_refusal_hint(key, -rr));
 		goto out;
 	}
 	rc = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgfs/devices_bpf.h"
+#include "cgfs/refusal.h"
 #include "ops/key_ctx.h"
 #include "ops/unified.h"
 
@@ -96,15 +97,19 @@ static int check_step(struct key_ctx *k, struct step *s, struct err *e)
 	return 0;
 }
 
-/* Writes an earlier content back, a line at a time, as cgroupfs takes it. */
-static void restore(const struct step *s)
+/* Writes an earlier content back, a line at a time, as cgroupfs takes it; an empty one (cpuset.cpus) as empty. */
+static int restore(const struct step *s)
 {
 	char *copy = s->old ? strdup(s->old) : NULL, *save = NULL;
+	int r = 0;
 	if (!copy)
-		return;
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		cgdir_write(s->t->fd, s->w->file, line);
+		return s->old ? -ENOMEM : 0;
+	if (strspn(copy, "\n") == strlen(copy))
+		r = cgdir_write(s->t->fd, s->w->file, "\n");
+	for (char *line = strtok_r(copy, "\n", &save); line && r == 0; line = strtok_r(NULL, "\n", &save))
+		r = cgdir_write(s->t->fd, s->w->file, line);
 	free(copy);
+	return r;
 }
 
 static int batch_for(struct rule_batch *b, size_t *nb, struct target *t, struct err *e)
@@ -141,15 +146,32 @@ static int apply_rules(struct step *steps, size_t n, struct rule_batch *b, size_
 	return 0;
 }
 
-static void undo(struct step *steps, size_t n, struct rule_batch *b, size_t nb)
+/*
+ * Nothing half-done: what this request wrote is written back, newest first,
+ * in two passes like the writes (v1 takes memory and memory+swap limits only
+ * in an order that keeps memory+swap at or above memory). What cannot be
+ * written back is named in e after the reason of the failure.
+ */
+static void undo(struct step *steps, size_t n, struct rule_batch *b, size_t nb, struct err *e)
 {
 	struct err ignored;
 	for (size_t i = nb; i-- > 0;)
-		if (b[i].applied)
-			devices_bpf_apply(b[i].t->fd, b[i].old, b[i].nold, &ignored);
-	for (size_t i = n; i-- > 0;)
-		if (steps[i].done)
-			restore(&steps[i]);
+		if (b[i].applied && devices_bpf_apply(b[i].t->fd, b[i].old, b[i].nold, &ignored) < 0)
+			err_append(e, "; and the earlier device rules could not be put back");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = n; i-- > 0;) {
+			if (!steps[i].done)
+				continue;
+			int r = restore(&steps[i]);
+			if (r == 0) {
+				steps[i].done = false;
+			} else if (pass == 1) {
+				char msg[WHAT_MAX + 400];
+				snprintf(msg, sizeof(msg), "; and %s %s could not be set back to what it was (%s)", steps[i].t->what,
+				         steps[i].w->file, strerror(-r));
+				err_append(e, msg);
+			}
+		}
 }
 
 /* Two passes: v1 refuses some orders (memory above memory+swap), which the second pass settles. */
@@ -165,8 +187,9 @@ static int write_steps(struct step *steps, size_t n, struct err *e)
 			if (r == 0) {
 				s->done = true;
 			} else if (pass == 1) {
-				return err_errno(e, -r, "%s: the kernel refused '%s' for %s %s", s->key, s->w->value, s->t->what,
-				                 s->w->file);
+				err_errno(e, -r, "%s: the kernel refused '%s' for %s %s", s->key, s->w->value, s->t->what,
+				          s->w->file);
+				return err_append(e, cgfs_refusal_hint(s->w->file, -r));
 			} else {
 				left = true;
 			}
@@ -225,7 +248,7 @@ int ops1_set_values(struct ops *o, const struct requester *r, const char *name, 
 		if (steps[i].enable && unified_enable(o, steps[i].t, steps[i].enable_ctrl, e) < 0)
 			goto out;
 	if (write_steps(steps, writes.n, e) < 0 || apply_rules(steps, writes.n, batches, nb, e) < 0) {
-		undo(steps, writes.n, batches, nb);
+		undo(steps, writes.n, batches, nb, e);
 		goto out;
 	}
 	rc = 0;

@@ -88,3 +88,11 @@ int err_prefix(struct err *e, const char *prefix)
 	memcpy(msg, e->msg, sizeof(msg));
 	return err_set(e, e->kind, "%s: %s", prefix, msg);
 }
+
+int err_append(struct err *e, const char *text)
+{
+	size_t len = strlen(e->msg);
+	if (snprintf(e->msg + len, sizeof(e->msg) - len, "%s", text) >= (int)(sizeof(e->msg) - len))
+		trim_partial_utf8(e->msg, strlen(e->msg));
+	return -1;
+}

@@ -24,3 +24,5 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((fo
 enum err_kind err_kind_of_errno(int errnum);
 /* Puts "PREFIX: " before the message, keeping the kind. */
 int err_prefix(struct err *e, const char *prefix);
+/* Adds text at the end of e's message (cut short where it does not fit); returns -1. */
+int err_append(struct err *e, const char *text);

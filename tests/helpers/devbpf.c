@@ -3,12 +3,14 @@
  * devbpf CGROUP_DIR --list    prints the stored rules, one a line
  * devbpf CGROUP_DIR --count   prints "OURS OTHERS": device programs attached to the cgroup itself
  * devbpf CGROUP_DIR --foreign attaches an allow-all device program named "foreign", as another manager would
+ * devbpf CGROUP_DIR --foreign-override  attaches a deny-all one with BPF_F_ALLOW_OVERRIDE instead
  * Exits 0 on success, 1 with the error on stderr, 2 on a usage error.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +18,19 @@
 
 #include "cgfs/devices_bpf.h"
 
-/* An allow-all device program not named as ours, attached with BPF_F_ALLOW_MULTI (the fd stays open till exit). */
-static int attach_foreign(int cgfd)
+/*
+ * A device program not named as ours: allow-all under BPF_F_ALLOW_MULTI, or deny-all under
+ * BPF_F_ALLOW_OVERRIDE (which a program attached beneath would replace). The cgroup keeps it after exit.
+ */
+static int attach_foreign(int cgfd, bool override)
 {
 	const struct bpf_insn insns[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = override ? 0 : 1},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
 	int fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "foreign", "GPL", insns, 2, NULL);
-	if (fd < 0 || bpf_prog_attach(fd, cgfd, BPF_CGROUP_DEVICE, BPF_F_ALLOW_MULTI) < 0) {
+	if (fd < 0 ||
+	    bpf_prog_attach(fd, cgfd, BPF_CGROUP_DEVICE, override ? BPF_F_ALLOW_OVERRIDE : BPF_F_ALLOW_MULTI) < 0) {
 		fprintf(stderr, "devbpf: cannot %s the foreign program: %s\n", fd < 0 ? "load" : "attach", strerror(errno));
 		return 1;
 	}
@@ -58,7 +64,9 @@ int main(int argc, char **argv)
 			free(rules);
 		}
 	} else if (argc == 3 && strcmp(argv[2], "--foreign") == 0) {
-		return attach_foreign(fd);
+		return attach_foreign(fd, false);
+	} else if (argc == 3 && strcmp(argv[2], "--foreign-override") == 0) {
+		return attach_foreign(fd, true);
 	} else if (argc == 3 && strcmp(argv[2], "--count") == 0) {
 		size_t ours, others;
 		if (devices_bpf_count(fd, &ours, &others, &e) < 0)

@@ -104,7 +104,18 @@ sandbox_create() {
 
 # Kills what is left in the sandbox (all of it ours), then removes it bottom-up.
 sandbox_destroy() {
-	local e d p i
+	local e d p i f
+	# A frozen task does not die until thawed (a test that failed while its cgroup was frozen).
+	for e in "${SB_DIRS[@]}"; do
+		d=${e#*|}
+		[ -d "$d" ] || continue
+		while read -r f; do
+			case $f in
+			*/freezer.state) echo THAWED >"$f" ;;
+			*) echo 0 >"$f" ;;
+			esac
+		done < <(find "$d" \( -name freezer.state -o -name cgroup.freeze \) 2>/dev/null)
+	done 2>/dev/null
 	for p in "${SB_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		local busy=
@@ -128,23 +139,27 @@ sandbox_destroy() {
 
 # Writes pid into cgroup REL (relative to the sandbox) of every hierarchy. On cgroup2 a cgroup whose
 # children have controllers holds its tasks in its leaf, .leaf, as the daemon does (ops/unified.h).
+# Every test command goes through here, so it forks nothing (procs_file_to sets a variable).
 _enter() {
-	local pid=$1 rel=$2 e
+	local pid=$1 rel=$2 e PROCS
 	for e in "${SB_DIRS[@]}"; do
-		echo "$pid" >"$(procs_file "${e#*|}${rel:+/$rel}")" || return 1
+		procs_file_to PROCS "${e#*|}${rel:+/$rel}" && echo "$pid" >"$PROCS" || return 1
 	done
 }
 
-# procs_file DIR: the cgroup.procs a task entering cgroup DIR is written to: DIR's, or on cgroup2 that of
-# DIR's leaf (made, and given to DIR's owner, if need be) when DIR's children have controllers.
-procs_file() {
-	local d=$1
-	if [ -e "$d/cgroup.subtree_control" ] && [ -n "$(cat "$d/cgroup.subtree_control")" ]; then
+# procs_file_to VAR DIR: sets VAR to the cgroup.procs a task entering cgroup DIR is written to: DIR's, or on
+# cgroup2 that of DIR's leaf (made, and given to DIR's owner, if need be) when DIR's children have controllers.
+procs_file_to() {
+	local -n _to=$1
+	local d=$2 sc=
+	[ -e "$d/cgroup.subtree_control" ] && read -r sc <"$d/cgroup.subtree_control"
+	if [ -n "$sc" ]; then
 		mkdir -p "$d/.leaf" && chown "$(stat -c %u:%g "$d")" "$d/.leaf" "$d/.leaf/cgroup.procs" || return 1
 		d=$d/.leaf
 	fi
-	echo "$d/cgroup.procs"
+	_to=$d/cgroup.procs
 }
+procs_file() { local f; procs_file_to f "$1" && echo "$f"; }
 
 # run_as UID REL CMD...: runs CMD in sandbox cgroup REL as UID (0 for root), waits, returns its status.
 run_as() {
@@ -174,14 +189,21 @@ spawn_as() {
 cgm_root() { run_as 0 "" "$CGM" --socket "$SOCK" "$@"; }
 cgm_as() { local uid=$1 rel=$2; shift 2; run_as "$uid" "$rel" "$CGM" --socket "$SOCK" "$@"; }
 
-daemon_start() {
-	local i
+# daemon_spawn SOCK LOG: a daemon in the sandbox root on SOCK, in the background, appending to LOG; its pid
+# in SPAWNED_PID (recorded, so that the sandbox ends it).
+daemon_spawn() {
 	(
 		_enter "$BASHPID" "" || exit 99
-		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$SOCK" --log-level "${DAEMON_LOG_LEVEL:-debug}"
-	) >"$WORK/daemon.log" 2>&1 &
-	DAEMON_PID=$!
-	SB_PIDS+=("$DAEMON_PID")
+		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$1" --log-level "${DAEMON_LOG_LEVEL:-debug}"
+	) >>"$2" 2>&1 &
+	SPAWNED_PID=$!
+	SB_PIDS+=("$SPAWNED_PID")
+}
+
+daemon_start() {
+	local i
+	daemon_spawn "$SOCK" "$WORK/daemon.log"
+	DAEMON_PID=$SPAWNED_PID
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && "$CGM" --socket "$SOCK" ping 2>/dev/null && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
@@ -250,12 +272,21 @@ spawn_sleeper() {
 	fail "sleeper $pid (uid $uid in '$rel') did not start"
 }
 
+# pid_gone PID: PID has exited. A zombie counts as gone: it has left its cgroups, and it may wait long for
+# a reaper (an orphan's is PID 1, which on some hosts reaps seldom).
+pid_gone() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	st=${st##*) }
+	[ "${st%% *}" = Z ]
+}
+
 # end_pids PID...: kills processes we started and waits (briefly) until they are gone.
 end_pids() {
 	local p i
 	for p in "$@"; do kill -KILL "$p" 2>/dev/null || true; done
 	for p in "$@"; do
-		for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.02; done
+		for i in $(seq 100); do pid_gone "$p" && break; sleep 0.02; done
 	done
 	return 0
 }
@@ -319,9 +350,11 @@ wait_until() {
 	done
 }
 
-# ping_quickly [MS]: a fresh client's ping is answered within MS milliseconds (default 1000).
+# ping_quickly [MS]: a fresh client's ping is answered within MS milliseconds (default 1000; three times
+# that in the v2 VM, where starting the client alone can take half a second).
 ping_quickly() {
 	local ms=${1:-1000} t0 t1
+	[ "$LANE" != v2 ] || ms=$((ms * 3))
 	t0=$(now_ms)
 	timeout 5 "$CGM" --socket "$SOCK" ping || { fail "ping from another client failed"; return 1; }
 	t1=$(now_ms)

@@ -16,6 +16,11 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   huge-length        authenticate, a header announcing a 100 MiB body that never comes; "closed"
   no-member          authenticate, a method call without a MEMBER field, then a Ping; the first answer
   many N             N clients one after another (auth, Ping, reply), then N at once; "N ok"
+  begin-first        BEGIN before AUTH (sd-bus refuses it and stays in auth), then AUTH and BEGIN hidden
+                     in what looks like a message, then a header of a 100 MiB body; "closed" or "answered"
+  fds-with-begin     the auth up to BEGIN in one write with 4 fds attached; "closed" or "open"
+  fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
+                     N fds; "closed after K bytes" or "open"
 """
 import os
 import select
@@ -280,6 +285,44 @@ def main():
         for s in socks:
             s.close()
         print("%d ok" % good)
+    elif mode == "begin-first":
+        # The intake and sd-bus must agree where messages start: a BEGIN that sd-bus refused must not
+        # make the intake take what follows for messages (and so pass a huge one unchecked).
+        s = connect(path)
+        smuggled = b"\r\nAUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\nBEGIN\r\n"
+        fake = method_call("Ping", "i", (0,), body=smuggled)
+        try:
+            s.sendall(b"\0BEGIN\r\n")
+            time.sleep(0.2)  # read alone, so that what follows meets the daemon's check of it
+            s.sendall(fake + method_call("Ping", "i", (0,), body_len=100 << 20)[:-4])
+            s.sendall(b"l\1\0\1" + b"\0" * 12 * 4096)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        print("closed" if wait_closed(s) else "answered")
+    elif mode == "fds-with-begin":
+        s = connect(path)
+        r, w = os.pipe()
+        auth = b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\nNEGOTIATE_UNIX_FD\r\nBEGIN\r\n"
+        socket.send_fds(s, [auth], [r, w, r, w])
+        print("closed" if wait_closed(s, 2.0) else "open")
+    elif mode == "fd-drip":
+        n = int(arg)
+        s = connect(path)
+        s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\nNEGOTIATE_UNIX_FD\r\n")
+        read_line(s)
+        read_line(s)
+        s.sendall(b"BEGIN\r\n")
+        r, w = os.pipe()
+        msg = method_call("Ping", "i", (0,), body_len=4096)
+        sent = 0
+        try:
+            for b in msg[:16]:
+                socket.send_fds(s, [bytes([b])], [r, w] * (n // 2) + [r] * (n % 2))
+                sent += 1
+                time.sleep(0.01)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        print("closed after %d bytes" % sent if wait_closed(s, 2.0) else "open")
     else:
         print("unknown mode " + mode)
         return 1

@@ -98,3 +98,18 @@ test_devices_bpf_programs_of_others_are_left_alone() {
 	expect_ok "$DEVBPF" "$d"
 	expect_eq "$("$DEVBPF" "$d" --count)" "0 1" "programs attached after applying no rules"
 }
+
+# An ancestor's program attached with BPF_F_ALLOW_OVERRIDE would be replaced, for the subtree, by one
+# attached beneath it: rules beneath it are refused, and the ancestor's program keeps deciding.
+test_devices_bpf_override_program_of_an_ancestor_is_not_replaced() {
+	trap '_devbpf_rm devbpf6' EXIT
+	local d g; d=$(_devbpf_mk devbpf6); g=$(_devbpf_mk devbpf6/mid/leaf)
+	expect_ok "$DEVBPF" "$d" --foreign-override
+	expect_refused "devbpf6 has a device program attached without BPF_F_ALLOW_MULTI; one attached beneath it would replace it there" \
+		"$DEVBPF" "$g" 'a *:* rwm allow'
+	expect_eq "$("$DEVBPF" "$g" --count)" "0 0" "programs attached to the grandchild"
+	expect_eq "$("$DEVBPF" "$g" --list)" "" "stored rules of the grandchild"
+	expect_refused "/dev/zero.*Operation not permitted" _devbpf_in "$g" head -c1 /dev/zero
+	# Emptying rules attaches nothing, so it is not refused.
+	expect_ok "$DEVBPF" "$g"
+}

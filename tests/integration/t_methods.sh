@@ -143,7 +143,7 @@ test_cgm_remove_recursive_nonrecursive_and_busy() {
 	d=$(sb_path memory)
 	cgm_root create memory meth_rm/a/b
 	# 0: not recursive, refused while there are children; nothing is removed.
-	expect_refused "has tasks or child cgroups.*Error.Busy" cgm_root remove memory meth_rm 0
+	expect_refused "has child cgroups.*Error.Busy" cgm_root remove memory meth_rm 0
 	expect_exists "$d/meth_rm/a/b"
 	# A leaf goes with 0.
 	expect_eq "$(cgm_root remove memory meth_rm/a/b 0)" "" "non-recursive remove of a leaf"

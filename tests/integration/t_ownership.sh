@@ -259,7 +259,7 @@ test_remove_what_you_created() {
 	delegate own_rm_mine "$TEST_UID"
 	cgm_as "$TEST_UID" own_rm_mine create all kid/deep
 	cgm_as "$TEST_UID" own_rm_mine create all flat
-	expect_refused "has tasks or child cgroups" cgm_as "$TEST_UID" own_rm_mine remove memory kid 0
+	expect_refused "has child cgroups" cgm_as "$TEST_UID" own_rm_mine remove memory kid 0
 	expect_exists "$(sb_path memory)/own_rm_mine/kid/deep"
 	expect_eq "$(cgm_as "$TEST_UID" own_rm_mine remove all kid)" "" "recursive remove output"
 	expect_eq "$(cgm_as "$TEST_UID" "" remove all own_rm_mine/flat 0)" "" "remove output"
