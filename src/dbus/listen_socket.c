@@ -14,6 +14,7 @@
 #include <linux/magic.h>
 
 #include "util/cleanup.h"
+#include "util/log.h"
 
 const char *default_socket_path(void)
 {
@@ -69,7 +70,13 @@ static int someone_listens(const struct sockaddr_un *sa)
  * the second would unlink the first's fresh socket and leave it serving a
  * name nobody can reach. The check, unlink, bind and listen run under an
  * flock(2) of the socket's directory, held for those few system calls only.
+ * Anyone who can open the directory can hold that lock, so it is waited for
+ * LOCK_WAIT_MS at most: a stranger's lock can bring back the race of two
+ * daemons started at the same moment, never keep the daemon from starting.
  */
+#define LOCK_WAIT_MS 2000
+#define LOCK_RETRY_MS 10
+
 static int lock_dir_of(const char *path)
 {
 	char dir[PATH_MAX];
@@ -80,9 +87,17 @@ static int lock_dir_of(const char *path)
 	else
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
-		close(fd);
-		fd = -1; /* a file system without locks: as before, unlocked */
+	if (fd < 0)
+		return -1;
+	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; waited += LOCK_RETRY_MS) {
+		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
+			if (errno == EWOULDBLOCK)
+				log_warn("%s stayed locked by another process for %d ms; going on without the lock", dir,
+				         LOCK_WAIT_MS);
+			close(fd); /* a file system without locks, or a lock held too long: as before, unlocked */
+			return -1;
+		}
+		usleep(LOCK_RETRY_MS * 1000);
 	}
 	return fd;
 }

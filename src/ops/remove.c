@@ -103,21 +103,29 @@ static int refuse_tasks(struct err *e, const char *what, pid_t pid, const char *
 	               "kill them first", what, (int)pid, where);
 }
 
-/* Every directory of the tree that has children must let r remove them (write access to it). */
+/* A directory with children must let r remove them (write access to it). */
+static int may_remove_children(const struct requester *r, int fd, const char *what, struct err *e)
+{
+	struct stat st;
+	char why[POLICY_WHY_MAX];
+	if (fstat(fd, &st) < 0)
+		return err_errno(e, errno, "cannot stat %s", what);
+	if (!policy_may_remove(&r->cred, &(struct owner){st.st_uid, st.st_gid, st.st_mode}, what, false, why))
+		return err_set(e, ERR_ACCESS, "cannot remove the cgroups beneath %s: %s", what, why);
+	return 0;
+}
+
+/* Every directory of the tree that has children must let r remove them. */
 static int check_tree(const struct requester *r, int fd, const char *what, struct err *e)
 {
 	strv kids = {0};
-	struct stat st;
-	char why[POLICY_WHY_MAX], sub[WHAT_MAX];
+	char sub[WHAT_MAX];
 	int rc = 0;
 
 	if (cgdir_children(fd, &kids) < 0)
 		return err_errno(e, errno, "cannot list %s", what);
-	if (kids.n && fstat(fd, &st) < 0)
-		rc = err_errno(e, errno, "cannot stat %s", what);
-	else if (kids.n && !policy_may_remove(&r->cred, &(struct owner){st.st_uid, st.st_gid, st.st_mode}, what, false,
-	                                      why))
-		rc = err_set(e, ERR_ACCESS, "cannot remove the cgroups beneath %s: %s", what, why);
+	if (kids.n)
+		rc = may_remove_children(r, fd, what, e);
 	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
 		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
 		if (kfd < 0)
@@ -141,8 +149,12 @@ static bool has_children(const struct target *t)
 	return any;
 }
 
-/* Children first, as checked already; a failure here is a task or cgroup that came meanwhile. */
-static int remove_tree(const char *what, int parentfd, const char *name, struct err *e)
+/*
+ * Children first, as checked already; a failure here is a task or cgroup that came meanwhile. The right to
+ * remove children is checked again where there are any: one made since the check (by whoever owns a
+ * directory of the tree) is removed only by who may remove it.
+ */
+static int remove_tree(const struct requester *r, const char *what, int parentfd, const char *name, struct err *e)
 {
 	_cleanup_close_ int fd = cgdir_open_beneath(parentfd, name);
 	char sub[WHAT_MAX];
@@ -153,9 +165,11 @@ static int remove_tree(const char *what, int parentfd, const char *name, struct 
 		return fd == -ENOENT ? 0 : err_errno(e, -fd, "cannot open %s", what);
 	if (cgdir_children(fd, &kids) < 0)
 		return err_errno(e, errno, "cannot list %s", what);
+	if (kids.n)
+		rc = may_remove_children(r, fd, what, e);
 	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
-		rc = remove_tree(sub, fd, kids.v[i], e);
+		rc = remove_tree(r, sub, fd, kids.v[i], e);
 	}
 	strv_free(&kids);
 	if (rc < 0)
@@ -223,7 +237,7 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	if (h->unified)
 		unlinkat(t.fd, UNIFIED_LEAF, AT_REMOVEDIR);
 	if (a->recursive) {
-		rc = remove_tree(t.what, pfd, base, e);
+		rc = remove_tree(r, t.what, pfd, base, e);
 	} else if (unlinkat(pfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		if (errno == EBUSY || errno == ENOTEMPTY)
 			err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays", t.what);

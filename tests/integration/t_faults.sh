@@ -281,6 +281,27 @@ test_faults_daemons_started_together_one_serves() {
 		expect_missing "$sock"
 	done
 }
+# Anyone who can open the socket's directory can flock it; such a lock delays a start (by at most 2 s),
+# it never stops one.
+test_faults_strangers_lock_on_the_socket_dir_does_not_stop_a_start() {
+	local dir=$WORK/flt_lock holder t0 took
+	mkdir -p "$dir"
+	chmod 755 "$dir"
+	holder=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c \
+		'import fcntl, os, sys, time; fcntl.flock(os.open(sys.argv[1], os.O_RDONLY), fcntl.LOCK_EX); time.sleep(30)' "$dir")
+	wait_until 5 flt_dir_locked "$dir" || fail "uid $TEST_UID did not get the lock of $dir"
+	t0=$(now_ms)
+	daemon_spawn "$dir/sock" "$WORK/flt_lock.log"
+	wait_until 10 "$CGM" --socket "$dir/sock" ping || fail "no daemon answers on $dir/sock: $(cat "$WORK/flt_lock.log")"
+	took=$(( $(now_ms) - t0 ))
+	grep -q "stayed locked by another process" "$WORK/flt_lock.log" || fail "the daemon did not say why it waited"
+	[ "$took" -ge 1500 ] || fail "the daemon answered after $took ms: it did not wait for the lock"
+	echo "measured: started in $took ms under a stranger's lock"
+	kill -TERM "$SPAWNED_PID"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+	end_pids "$holder"
+}
+flt_dir_locked() { ! flock -n "$1" true; }
 flt_one_gone() { ! kill -0 "$1" 2>/dev/null || ! kill -0 "$2" 2>/dev/null; }
 
 # --- daemon restarts under clients ---
