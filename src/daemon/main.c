@@ -73,13 +73,32 @@ static int parse_count(const char *s, unsigned *out)
 }
 
 /*
- * Each client connection costs file descriptors: the soft RLIMIT_NOFILE goes up to the hard one, so
- * that the default connection limit (server_default_max_conns) is as high as the host allows.
+ * Each client connection costs file descriptors (SERVER_FDS_PER_CONN): the soft RLIMIT_NOFILE goes up to
+ * the hard one, and as root (CAP_SYS_RESOURCE) both go up to NOFILE_WANTED where the host's limits are
+ * lower (a plain boot leaves 1024/4096: 153 connections), so that the default connection limit
+ * (server_default_max_conns) is as high as the host allows.
  */
+#define NOFILE_WANTED 65536
+
 static void raise_nofile_limit(void)
 {
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+	unsigned long nr_open = NOFILE_WANTED;
+	FILE *f;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_max < NOFILE_WANTED) {
+		if ((f = fopen("/proc/sys/fs/nr_open", "re"))) {
+			if (fscanf(f, "%lu", &nr_open) != 1)
+				nr_open = NOFILE_WANTED;
+			fclose(f);
+		}
+		struct rlimit up = {.rlim_cur = nr_open < NOFILE_WANTED ? nr_open : NOFILE_WANTED};
+		up.rlim_max = up.rlim_cur;
+		if (up.rlim_max > rl.rlim_max && setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (rl.rlim_cur >= rl.rlim_max)
 		return;
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)

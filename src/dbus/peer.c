@@ -1,8 +1,15 @@
 #include "dbus/peer.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <linux/nsfs.h>
+
+#include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
@@ -32,4 +39,36 @@ int peer_requester(int fd, struct requester *out)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
 		out->pidfd = pidfd;
 	return 0;
+}
+
+/* User namespaces nest at most 32 deep (the kernel's limit). */
+#define USERNS_DEPTH_MAX 33
+
+uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns)
+{
+	char path[64];
+	struct stat st;
+	_cleanup_close_ int fd = -1;
+	uid_t owner;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (pid <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_ino == own_userns)
+		return uid;
+	/* Up to the namespace whose parent is ours: the outermost one below the daemon's. */
+	for (int depth = 0; depth < USERNS_DEPTH_MAX; depth++) {
+		struct stat pst;
+		_cleanup_close_ int parent = ioctl(fd, NS_GET_PARENT);
+		if (parent < 0 || fstat(parent, &pst) < 0)
+			return uid; /* not below ours (EPERM): the peer came through a socket made visible elsewhere */
+		if (pst.st_ino == own_userns) {
+			if (ioctl(fd, NS_GET_OWNER_UID, &owner) < 0)
+				return uid;
+			return owner != 0 ? owner : PEER_ACCOUNT_USERNS | (uint64_t)st.st_ino;
+		}
+		close(fd);
+		fd = parent;
+		parent = -1;
+		st = pst;
+	}
+	return uid;
 }

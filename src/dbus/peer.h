@@ -1,6 +1,23 @@
 /* The kernel's word on who is at the other end of a unix socket. */
 #pragma once
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "ops/ops.h"
 
 /* SO_PEERCRED, SO_PEERGROUPS and (where the kernel has it) SO_PEERPIDFD, taken at connect time. */
 int peer_requester(int fd, struct requester *out);
+
+/*
+ * Whom a connection of pid (host uid uid) is charged to for the per-uid
+ * connection cap. A peer in the daemon's user namespace (own_userns) is
+ * charged to its uid. One in a user namespace below it is charged to the
+ * uid that made the outermost of those namespaces, so that a user's
+ * subordinate uids and all the namespaces it makes share that user's
+ * connections; where root made that namespace (a root-made container), to
+ * the namespace itself. Ids up to 2^32-1 are uids; namespaces are
+ * PEER_ACCOUNT_USERNS | inode. When the pid's namespaces cannot be read
+ * (it exited), the uid.
+ */
+#define PEER_ACCOUNT_USERNS (1ULL << 32)
+uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns);

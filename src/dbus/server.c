@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,9 +41,9 @@
 /* How often refusals are logged at most (the rest are counted), in usec. */
 #define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
 
-/* The connections of one uid. */
+/* The connections charged to one uid or user namespace (peer_account). */
 struct uid_slot {
-	uid_t uid;
+	uint64_t account;
 	unsigned conns;
 	struct uid_slot *next;
 };
@@ -58,6 +59,7 @@ struct server {
 	struct server_limits lim;
 	uint64_t refused_logged_at;
 	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
+	ino_t userns;           /* the daemon's own user namespace, for peer_account */
 	unsigned refused;
 	sd_id128_t id;
 	struct scm_registry scm;
@@ -176,16 +178,16 @@ static void busy_remove(struct server *s, struct conn *c)
 	c->busy = false;
 }
 
-/* The slot of uid, made (with no connection yet) if it has none. */
-static struct uid_slot *uid_slot(struct server *s, uid_t uid)
+/* The slot of account, made (with no connection yet) if it has none. */
+static struct uid_slot *uid_slot(struct server *s, uint64_t account)
 {
 	for (struct uid_slot *u = s->uids; u; u = u->next)
-		if (u->uid == uid)
+		if (u->account == account)
 			return u;
 	struct uid_slot *u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	u->uid = uid;
+	u->account = account;
 	u->next = s->uids;
 	s->uids = u;
 	return u;
@@ -528,13 +530,14 @@ static struct uid_slot *admit(struct server *s, int fd, uid_t *uid, const char *
 		*why = "the connections left are kept for root (--max-connections)";
 		return NULL;
 	}
-	struct uid_slot *u = uid_slot(s, uc.uid);
+	struct uid_slot *u = uid_slot(s, uc.uid == 0 ? 0 : peer_account(uc.pid, uc.uid, s->userns));
 	if (!u) {
 		*why = "out of memory";
 		return NULL;
 	}
 	if (uc.uid != 0 && u->conns >= s->lim.max_conns_per_uid) {
-		*why = "the uid has as many connections as it may (--max-connections-per-uid)";
+		*why = "the uid (or the user who made its user namespace) has as many connections as it may "
+		       "(--max-connections-per-uid)";
 		return NULL; /* it holds connections: the slot stays */
 	}
 	return u;
@@ -652,6 +655,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t mask;
+	struct stat st;
 	struct epoll_event ev = {.events = EPOLLIN};
 
 	if (!s) {
@@ -667,6 +671,8 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	s->lim = (struct server_limits){server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID,
 	                                SERVER_DEFAULT_MAX_MESSAGE};
 	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (stat("/proc/self/ns/user", &st) == 0)
+		s->userns = st.st_ino;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sd_id128_randomize(&s->id);
 	sigemptyset(&mask);

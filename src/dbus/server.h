@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
+#include "dbus/intake.h"
 #include "ops/ops.h"
 #include "util/err.h"
 
@@ -20,7 +21,11 @@ struct server_limits {
 #define SERVER_DEFAULT_CONNS_PER_UID 128
 #define SERVER_DEFAULT_MAX_MESSAGE (128 * 1024)
 #define SERVER_MAX_MESSAGE_MAX (64 * 1024 * 1024) /* the largest --max-message-size */
-#define SERVER_FDS_PER_CONN 4     /* the client's socket, a pidfd, the intake's socketpair */
+/*
+ * The client's socket, its pidfd and the intake's socketpair, and the client's own fds in flight: up to
+ * INTAKE_FDS_MAX with the message sd-bus is reading and as many with the next one relayed to it.
+ */
+#define SERVER_FDS_PER_CONN (4 + 2 * INTAKE_FDS_MAX)
 #define SERVER_FDS_RESERVED 1024  /* for Scm exchanges, requests and the hierarchies */
 #define SERVER_ROOT_RESERVED_CONNS 16 /* of max_conns, that uids other than root cannot take */
 #define SERVER_AUTH_TIMEOUT_SEC 10

@@ -189,20 +189,23 @@ spawn_as() {
 cgm_root() { run_as 0 "" "$CGM" --socket "$SOCK" "$@"; }
 cgm_as() { local uid=$1 rel=$2; shift 2; run_as "$uid" "$rel" "$CGM" --socket "$SOCK" "$@"; }
 
-# daemon_spawn SOCK LOG: a daemon in the sandbox root on SOCK, in the background, appending to LOG; its pid
-# in SPAWNED_PID (recorded, so that the sandbox ends it).
+# daemon_spawn SOCK LOG [OPTION...]: a daemon in the sandbox root on SOCK, in the background, appending to
+# LOG; its pid in SPAWNED_PID (recorded, so that the sandbox ends it).
 daemon_spawn() {
+	local sock=$1 log=$2
+	shift 2
 	(
 		_enter "$BASHPID" "" || exit 99
-		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$1" --log-level "${DAEMON_LOG_LEVEL:-debug}"
-	) >>"$2" 2>&1 &
+		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$sock" --log-level "${DAEMON_LOG_LEVEL:-debug}" "$@"
+	) >>"$log" 2>&1 &
 	SPAWNED_PID=$!
 	SB_PIDS+=("$SPAWNED_PID")
 }
 
+# daemon_start [OPTION...]: the suite's daemon on $SOCK, answering a ping.
 daemon_start() {
 	local i
-	daemon_spawn "$SOCK" "$WORK/daemon.log"
+	daemon_spawn "$SOCK" "$WORK/daemon.log" "$@"
 	DAEMON_PID=$SPAWNED_PID
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && "$CGM" --socket "$SOCK" ping 2>/dev/null && return 0

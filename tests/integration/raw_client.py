@@ -19,6 +19,8 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   begin-first        BEGIN before AUTH (sd-bus refuses it and stays in auth), then AUTH and BEGIN hidden
                      in what looks like a message, then a header of a 100 MiB body; "closed" or "answered"
   fds-with-begin     the auth up to BEGIN in one write with 4 fds attached; "closed" or "open"
+  hold N SECONDS     N connections, each authenticated and pinged; print "K admitted" (those the daemon did
+                     not close at once), then hold them SECONDS
   fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
                      N fds; "closed after K bytes" or "open"
 """
@@ -285,6 +287,19 @@ def main():
         for s in socks:
             s.close()
         print("%d ok" % good)
+    elif mode == "hold":
+        held = []
+        for _ in range(int(arg)):
+            s = connect(path)
+            try:
+                authenticate(s)
+                s.sendall(method_call("Ping", "i", (0,)))
+                read_message(s)
+                held.append(s)
+            except (ConnectionError, OSError):
+                s.close()
+        print("%d admitted" % len(held), flush=True)
+        time.sleep(float(sys.argv[4]))
     elif mode == "begin-first":
         # The intake and sd-bus must agree where messages start: a BEGIN that sd-bus refused must not
         # make the intake take what follows for messages (and so pass a huge one unchecked).

@@ -64,3 +64,43 @@ test_protocol_fds_are_bounded_per_message_and_refused_in_auth() {
 	expect_fds_back_to "$base"
 	expect_raw return ping
 }
+
+# --max-connections-per-uid counts a user's connections from the user namespaces it made together with its
+# own, whatever uids they map; a namespace root made counts on its own, whatever uids it holds.
+test_protocol_connection_cap_counts_the_user_behind_a_user_namespace() {
+	local dir=$WORK/cap sock=$WORK/cap/sock ns holder out
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/cap.log" --max-connections-per-uid 3
+	wait_until 5 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/cap.log")"
+	capc() { /usr/bin/python3 "$here/raw_client.py" "$sock" hold "$@"; }
+	# A user namespace that TEST_UID made, its ids mapped by root to 200000-200009, as newuidmap would.
+	ns=$(spawn_as "$TEST_UID" "" unshare --user sleep 60)
+	wait_until 5 in_own_userns "$ns" || fail "pid $ns made no user namespace"
+	echo "0 200000 10" >"/proc/$ns/uid_map"
+	echo "0 200000 10" >"/proc/$ns/gid_map"
+	# TEST_UID holds 2; the namespace's root (host uid 200000) gets the third, not three of its own.
+	run_as "$TEST_UID" "" /usr/bin/python3 "$here/raw_client.py" "$sock" hold 2 6 >"$dir/held" &
+	holder=$!
+	SB_PIDS+=("$holder")
+	wait_until 10 grep -q admitted "$dir/held" || fail "the holder did not connect"
+	expect_eq "$(cat "$dir/held")" "2 admitted" "TEST_UID's connections"
+	out=$(run_as 0 "" nsenter -t "$ns" -U --setuid 0 --setgid 0 -- /usr/bin/python3 "$here/raw_client.py" "$sock" hold 3 0)
+	expect_eq "$out" "1 admitted" "connections of host uid 200000 in TEST_UID's user namespace"
+	# Another uid has its own three.
+	out=$(run_as $((TEST_UID + 1)) "" /usr/bin/python3 "$here/raw_client.py" "$sock" hold 4 0)
+	expect_eq "$out" "3 admitted" "connections of uid $((TEST_UID + 1))"
+	end_pids "$holder" "$ns"
+	# A namespace that root made (a container): its uids 0 and 1 (host 300000, 300001) share three.
+	out=$(run_as 0 "" "$BUILD/tests/nsexec" --map "0 300000 10" -- sh -c "
+		/usr/bin/python3 '$here/raw_client.py' '$sock' hold 2 6 >'$dir/c0' & h=\$!
+		until grep -q admitted '$dir/c0' 2>/dev/null; do sleep 0.1; done
+		setpriv --reuid=1 --regid=1 --clear-groups /usr/bin/python3 '$here/raw_client.py' '$sock' hold 3 0
+		kill \$h")
+	expect_eq "$(cat "$dir/c0")" "2 admitted" "connections of the container's root"
+	expect_eq "$out" "1 admitted" "connections of the container's uid 1 (host 300001)"
+	grep -q "the user who made its user namespace" "$WORK/cap.log" || fail "the refusals were not logged"
+	kill -TERM "$SPAWNED_PID"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+}
+in_own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
