@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
 
@@ -37,6 +38,13 @@ int peer_requester(int fd, struct requester *out)
 	/* A peer in more groups than we hold keeps only its primary gid: never more rights than it has. */
 	len = sizeof(pidfd);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
+		out->pidfd = pidfd;
+	/*
+	 * Before Linux 6.5 (ENOPROTOOPT) the kernel pins no peer: the daemon pins the pid itself, now.
+	 * Its pid could only have been handed out again (a full turn of pid_max) in the moment between
+	 * connect(2) and this accept, not at any later time of a long connection.
+	 */
+	else if (errno == ENOPROTOOPT && (pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
 		out->pidfd = pidfd;
 	return 0;
 }

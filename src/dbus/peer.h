@@ -5,7 +5,7 @@
 
 #include "ops/ops.h"
 
-/* SO_PEERCRED, SO_PEERGROUPS and (where the kernel has it) SO_PEERPIDFD, taken at connect time. */
+/* SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD, taken at connect time (before Linux 6.5, a pidfd of the pid then). */
 int peer_requester(int fd, struct requester *out);
 
 /*

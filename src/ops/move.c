@@ -13,6 +13,7 @@
 #include "ops/resolve.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"
+#include "util/log.h"
 
 /* The task named by pid, pinned so that its facts and the move concern one process. */
 struct victim {
@@ -293,6 +294,13 @@ static int move_victim(struct ops *o, const struct requester *r, const char *con
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
 	if (!pidfd_alive(v->pidfd) || task_exited(v->pid)) {
+		/*
+		 * Its pid would have to be freed and handed out again (a full turn of pid_max) between the last
+		 * check and the write for another task to have been moved; too rare to undo, never silent.
+		 */
+		if (!pidfd_alive(v->pidfd) && !task_exited(v->pid) && kill(v->pid, 0) == 0)
+			log_warn("pid %d exited while uid %u moved it, and pid %d is in use again: if it was handed out "
+			         "before the write, that task was moved too", (int)v->pid, (unsigned)r->cred.uid, (int)v->pid);
 		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}
