@@ -9,15 +9,16 @@
 
 #include "util/cleanup.h"
 
-int read_small_file_at(int dirfd, const char *path, char **out)
+/*
+ * All of fd from offset 0 (pread: a kept fd of a /proc file is read afresh each time). A /proc file made
+ * of one record (single_open) gives all of it that fits in the first read, so short_is_eof saves the
+ * read that would only find the end.
+ */
+static int read_all(int fd, bool short_is_eof, char **out)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0, cap = 4096;
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *buf = malloc(cap);
 
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
@@ -30,19 +31,27 @@ int read_small_file_at(int dirfd, const char *path, char **out)
 			buf = nb;
 			cap *= 2;
 		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
+		ssize_t n = pread(fd, buf + len, cap - len - 1, (off_t)len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (n == 0)
-			break;
 		len += (size_t)n;
+		if (n == 0 || (short_is_eof && len + 1 < cap))
+			break;
 	}
 	buf[len] = '\0';
 	*out = take_ptr(&buf);
 	return 0;
+}
+
+int read_small_file_at(int dirfd, const char *path, char **out)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return read_all(fd, false, out);
 }
 
 void proc_cgroups_free(struct proc_cgroups *pc)
@@ -83,19 +92,31 @@ bad:
 	return -EINVAL;
 }
 
-int proc_cgroups_read(pid_t pid, struct proc_cgroups *out, struct err *e)
+int proc_cgroups_read_fd(int fd, pid_t pid, struct proc_cgroups *out, struct err *e)
 {
-	char path[64];
 	_cleanup_free_ char *text = NULL;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	r = read_small_file_at(AT_FDCWD, path, &text);
+	int r = read_all(fd, true, &text);
 	if (r < 0)
 		return err_errno(e, -r, "cannot read the cgroups of pid %d", (int)pid);
 	if (proc_cgroups_parse(text, out) < 0)
 		return err_set(e, ERR_FAILED, "cannot parse /proc/%d/cgroup", (int)pid);
 	return 0;
+}
+
+int proc_cgroups_open(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int proc_cgroups_read(pid_t pid, struct proc_cgroups *out, struct err *e)
+{
+	_cleanup_close_ int fd = proc_cgroups_open(pid);
+	if (fd < 0)
+		return err_errno(e, -fd, "cannot read the cgroups of pid %d", (int)pid);
+	return proc_cgroups_read_fd(fd, pid, out, e);
 }
 
 const char *proc_cgroups_path(const struct proc_cgroups *pc, int id)

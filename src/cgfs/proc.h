@@ -20,6 +20,10 @@ struct proc_cgroups {
 /* Parses the text of /proc/PID/cgroup. */
 int proc_cgroups_parse(const char *text, struct proc_cgroups *out);
 int proc_cgroups_read(pid_t pid, struct proc_cgroups *out, struct err *e);
+/* /proc/PID/cgroup opened (fd or -errno): kept open, it reads the task it was opened for, or fails (ESRCH). */
+int proc_cgroups_open(pid_t pid);
+/* proc_cgroups_read from such an fd. */
+int proc_cgroups_read_fd(int fd, pid_t pid, struct proc_cgroups *out, struct err *e);
 /* The path for hierarchy id, or NULL. */
 const char *proc_cgroups_path(const struct proc_cgroups *pc, int id);
 void proc_cgroups_free(struct proc_cgroups *pc);

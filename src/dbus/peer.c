@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
+#include "cgfs/proc.h"
 #include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD
@@ -23,7 +24,7 @@ int peer_requester(int fd, struct requester *out)
 	gid_t groups[POLICY_MAX_GROUPS];
 	int pidfd = -1;
 
-	*out = (struct requester){.pidfd = -1};
+	*out = (struct requester){.pidfd = -1, .cgroup_fd = -1};
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		return -errno;
 	out->pid = uc.pid;
@@ -46,6 +47,9 @@ int peer_requester(int fd, struct requester *out)
 	 */
 	else if (errno == ENOPROTOOPT && (pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
 		out->pidfd = pidfd;
+	/* Opened after the pin: each read checks that the pinned task still lives, so this file was its. */
+	int cgfd = proc_cgroups_open(uc.pid);
+	out->cgroup_fd = cgfd >= 0 ? cgfd : -1;
 	return 0;
 }
 

@@ -131,6 +131,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->proxy = c->req;
 	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection owns them and may go first */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	x->proxy.cgroup_fd = -1; /* the connection's, and it may go first */
 	x->deadline = now_usec() + SCM_DEADLINE_USEC;
 	x->next = reg->head;
 	if (reg->head)
@@ -170,7 +171,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 /* The requester the first credential names: the kernel vouched for it and translated it. */
 static int requester_of(const struct scm_exchange *x, struct requester *r, struct err *e)
 {
-	*r = (struct requester){.pid = x->cred[0].pid, .pidfd = -1, .proxy = &x->proxy};
+	*r = (struct requester){.pid = x->cred[0].pid, .pidfd = -1, .cgroup_fd = -1, .proxy = &x->proxy};
 	r->cred.uid = x->cred[0].uid;
 	r->cred.gid = x->cred[0].gid;
 	if (r->pid > 0)

@@ -239,6 +239,8 @@ static void conn_free(struct server *s, struct conn *c)
 	intake_free(&c->in);
 	if (c->req.pidfd >= 0)
 		close(c->req.pidfd);
+	if (c->req.cgroup_fd >= 0)
+		close(c->req.cgroup_fd);
 	requester_release(&c->req);
 	uid_slot_put(s, c->uid);
 	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, s->nconns);
@@ -433,6 +435,8 @@ static int conn_new(struct server *s, int fd, struct uid_slot *uid)
 		close(fd);
 		if (c->req.pidfd >= 0)
 			close(c->req.pidfd);
+		if (c->req.cgroup_fd >= 0)
+			close(c->req.cgroup_fd);
 		requester_release(&c->req);
 		free(c);
 		return r;

@@ -29,6 +29,11 @@ struct ops {
 struct requester {
 	pid_t pid;
 	int pidfd; /* -1 where the kernel has no pidfds */
+	/*
+	 * /proc/PID/cgroup opened at connect, so that each request reads the cgroups of the very task that
+	 * connected with one pread (proc_cgroups_read_fd); -1 (Scm requesters): read by pid.
+	 */
+	int cgroup_fd;
 	struct cred cred;
 	/*
 	 * For the Scm calls: the D-Bus peer that relayed the request (a cgproxy,

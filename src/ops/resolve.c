@@ -3,11 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgfs/proc.h"
@@ -22,11 +21,18 @@ void target_close(struct target *t)
 	t->req_fd = t->fd = -1;
 }
 
+/*
+ * A pidfd polls readable once its process has exited, zombie or not. A zombie's /proc/PID/cgroup reads
+ * as the root cgroup, so a connection kept by the children of an exited, unreaped process would
+ * otherwise name cgroups from the root: a signal 0 to the pidfd still reaches a zombie; the poll does not
+ * pass it.
+ */
 int requester_still_alive(const struct requester *r, struct err *e)
 {
+	struct pollfd p = {.fd = r->pidfd, .events = POLLIN};
 	if (r->pidfd < 0)
 		return 0;
-	if (syscall(SYS_pidfd_send_signal, r->pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
+	if (poll(&p, 1, 0) != 0)
 		return err_set(e, ERR_ACCESS, "the process that opened this connection (pid %d) has exited", (int)r->pid);
 	return 0;
 }
@@ -36,7 +42,7 @@ int requester_cgroups(const struct ops *o, const struct requester *r, struct pro
 	(void)o;
 	if (r->pid <= 0 || r->pidns == 0)
 		return err_set(e, ERR_ACCESS, "the requester's pid is not visible in the daemon's pid namespace");
-	if (proc_cgroups_read(r->pid, pc, e) < 0)
+	if ((r->cgroup_fd >= 0 ? proc_cgroups_read_fd(r->cgroup_fd, r->pid, pc, e) : proc_cgroups_read(r->pid, pc, e)) < 0)
 		return -1;
 	/* Read first, check after: a reused pid would show up here as our peer having died. */
 	if (requester_still_alive(r, e) < 0) {
@@ -96,6 +102,18 @@ static int open_named(struct target *t, int basefd, const char *clean, bool must
 	return err_errno(e, -t->fd, "cannot open %s", t->what);
 }
 
+/*
+ * The target in one open from the hierarchy's root: t->rel is the requester's cgroup joined with a
+ * normalized name (no "..", no "."), opened with no symlink followed, so it is the same directory as the
+ * name opened beneath the requester's cgroup, one open and one close cheaper. Where it fails, the caller
+ * takes the two steps, which tell the requester's cgroup and the name apart (and Create needs the first).
+ */
+static int open_whole(struct target *t)
+{
+	t->fd = cgdir_open_beneath(t->h->root_fd, t->rel);
+	return t->fd >= 0 ? 0 : -1;
+}
+
 /* Refuses a name, quoting only its start so that the reason always fits in the message. */
 /* On cgroup2 the task leaf is the daemon's: nobody names it (ops/unified.h). */
 static bool leaf_named(const struct hierarchy *h, const char *clean, const char **why)
@@ -139,6 +157,8 @@ int target_resolve(const struct ops *o, const struct requester *r, const struct 
 	if (cgpath_join(t->req_rel, clean, t->rel) < 0)
 		return name_refused(e, name, "beneath your cgroup it would be longer than 4095 bytes");
 	set_what(t);
+	if (open_whole(t) == 0)
+		return 0;
 	t->req_fd = cgdir_open_beneath(h->root_fd, t->req_rel);
 	if (t->req_fd < 0)
 		return err_errno(e, -t->req_fd, "cannot open your cgroup %s:/%s", h->name, t->req_rel);
@@ -159,6 +179,8 @@ int target_resolve_abs(const struct requester *r, struct hierarchy *h, const cha
 	if (cgpath_join(t->req_rel, clean, t->rel) < 0)
 		return name_refused(e, name, "it would be longer than 4095 bytes");
 	set_what(t);
+	if (open_whole(t) == 0)
+		return 0;
 	t->req_fd = cgdir_open_beneath(h->root_fd, t->req_rel);
 	if (t->req_fd < 0)
 		return err_errno(e, -t->req_fd, "cannot open %s:/%s", h->name, t->req_rel);

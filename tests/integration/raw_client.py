@@ -21,6 +21,9 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   fds-with-begin     the auth up to BEGIN in one write with 4 fds attached; "closed" or "open"
   hold N SECONDS     N connections, each authenticated and pinged; print "K admitted" (those the daemon did
                      not close at once), then hold them SECONDS
+  orphan FILE        authenticate, fork, exit: the child waits until its parent has exited (unreaped
+                     where the caller's parent does not wait), then calls ListChildren("memory", "") on the
+                     connection and writes "return" or "error NAME: MESSAGE" to FILE
   fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
                      N fds; "closed after K bytes" or "open"
 """
@@ -111,8 +114,8 @@ def recv_exact(s, n):
     return buf
 
 
-def read_message(s):
-    """(type, error name or None) of the next message."""
+def read_message(s, with_text=False):
+    """(type, error name or None) of the next message; with_text, also its first string argument."""
     fixed = recv_exact(s, 16)
     body_len, _, fields_len = struct.unpack("<III", fixed[4:16])
     rest = recv_exact(s, fields_len + (-(16 + fields_len) % 8) + body_len)
@@ -140,6 +143,10 @@ def read_message(s):
                 v = None
             if code == 4:
                 name = v
+    if with_text:
+        body = rest[len(rest) - body_len:]
+        text = body[4:4 + struct.unpack("<I", body[:4])[0]].decode() if body_len >= 4 else None
+        return fixed[1], name, text
     return fixed[1], name
 
 
@@ -300,6 +307,23 @@ def main():
                 s.close()
         print("%d admitted" % len(held), flush=True)
         time.sleep(float(sys.argv[4]))
+    elif mode == "orphan":
+        s = connect(path)
+        authenticate(s)
+        parent = os.getpid()
+        if os.fork() != 0:
+            os._exit(0)
+        while True:
+            try:
+                if open("/proc/%d/stat" % parent).read().rsplit(") ", 1)[1][0] in "ZX":
+                    break
+            except FileNotFoundError:
+                break
+            time.sleep(0.02)
+        s.sendall(method_call("ListChildren", "ss", ("memory", "")))
+        kind, name, text = read_message(s, with_text=True)
+        with open(arg, "w") as f:
+            f.write("return\n" if kind == 2 else "error %s: %s\n" % (name, text))
     elif mode == "begin-first":
         # The intake and sd-bus must agree where messages start: a BEGIN that sd-bus refused must not
         # make the intake take what follows for messages (and so pass a huge one unchecked).

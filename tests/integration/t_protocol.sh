@@ -104,3 +104,17 @@ test_protocol_connection_cap_counts_the_user_behind_a_user_namespace() {
 	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
 }
 in_own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
+
+# A connection outlives the process that opened it (a child keeps it): the daemon serves no request on it,
+# also while that process is an unreaped zombie, whose /proc/PID/cgroup reads as the root cgroup.
+test_protocol_connection_of_an_exited_process_serves_nothing() {
+	local dir=$WORK/orphan
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	# The shell becomes sleep, which never reaps the client that exits.
+	run_as "$TEST_UID" "" sh -c "/usr/bin/python3 '$here/raw_client.py' '$SOCK' orphan '$dir/out' & exec sleep 5" >/dev/null 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 10 test -s "$dir/out" || fail "the orphaned client wrote nothing"
+	[[ $(cat "$dir/out") == "error org.freedesktop.DBus.Error.AccessDenied: the process that opened this connection (pid "*") has exited" ]] ||
+		fail "the orphaned client got: $(cat "$dir/out")"
+}
