@@ -12,8 +12,13 @@
 
 #include "ops/ops.h"
 
-#define DEFERRED_STEP_USEC 10000      /* the first step's delay, doubling up to ... */
-#define DEFERRED_STEP_MAX_USEC 160000 /* ... this */
+/*
+ * The first step's delay, doubling up to DEFERRED_STEP_MAX_USEC. A fork that was under way when Kill's
+ * signals went out has put its child in the cgroup within microseconds, so a millisecond is ample for
+ * the confirming walk to find it, and a Kill of a few tasks is answered in about that.
+ */
+#define DEFERRED_STEP_USEC 1000
+#define DEFERRED_STEP_MAX_USEC 160000
 #define DEFERRED_PER_CONN 1
 #define DEFERRED_PER_UID 8
 
