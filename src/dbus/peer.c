@@ -61,7 +61,7 @@ uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns)
 	char path[64];
 	struct stat st;
 	_cleanup_close_ int fd = -1;
-	uid_t owner;
+	uid_t owner = (uid_t)-1; /* set by the kernel; valgrind does not know NS_GET_OWNER_UID */
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	if (pid <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_ino == own_userns)

@@ -64,10 +64,14 @@ if ! daemon_stop; then
 else
 	passed=$((passed + 1)); echo "PASS $LANE: daemon_clean_shutdown"
 fi
-# Reports of the sanitizers, and of valgrind (its lines start "==PID==" and, with -q, are only errors).
+# Reports of the sanitizers, and of valgrind (its lines start "==PID==" and, with -q, are errors, but for
+# its note of the first use of an ioctl it has no model of, the nsfs ones here, whose 3 lines are left out:
+# an error that such an ioctl caused would be reported on its own).
 reports="runtime error|AddressSanitizer|LeakSanitizer|^==[0-9]+== "
-if grep -qE "$reports" "$WORK/daemon.log"; then
-	failed=$((failed + 1)); echo "FAIL $LANE: daemon_sanitizer_clean"; grep -E -A5 "$reports" "$WORK/daemon.log" | head -60
+unmodelled_ioctl="== (Warning: noted but unhandled ioctl|   This could cause spurious value errors|   See README_MISSING_SYSCALL_OR_IOCTL)"
+if grep -vE "$unmodelled_ioctl" "$WORK/daemon.log" | grep -qE "$reports"; then
+	failed=$((failed + 1)); echo "FAIL $LANE: daemon_sanitizer_clean"
+	grep -vE "$unmodelled_ioctl" "$WORK/daemon.log" | grep -E -A5 "$reports" | head -60 | sed "s/^/    /"
 fi
 if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
 [ "$failed" = 0 ]

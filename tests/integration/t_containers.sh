@@ -15,6 +15,7 @@ container_up() {
 	local setup="
 		set -e
 		cgm() { '$CGM' \"\$@\"; }
+		echo \"setup of $name in \$(readlink /proc/self/ns/pid) \$(grep NSpid /proc/self/status)\"
 		cgm create all '$rel'
 		# Its limits, set from outside (on cgroup2 that also enables the controllers its root may not enable).
 		cgm set '$rel' memory.limit=max pids.limit=max
@@ -33,7 +34,14 @@ container_up() {
 		[ -s "$WORK/$name.pid" ] && "$CGM" --socket "$WORK/$name/sock" ping 2>/dev/null && break
 		sleep 0.05
 	done
-	[ -s "$WORK/$name.pid" ] || { cat "$WORK/${name//\//_}.log"; fail "container $name did not start"; return 1; }
+	if ! [ -s "$WORK/$name.pid" ]; then
+		cat "$WORK/${name//\//_}.log"
+		[ -z "$parent" ] || { echo "the end of $parent's cgproxy log:"; tail -8 "$WORK/$parent/proxy.log"
+			local pp; pp=$(host_pid "$parent"); echo "$parent's init: host pid $pp, $(readlink /proc/$pp/ns/pid) $(grep NSpid /proc/$pp/status)"
+			pgrep -a cgproxy | while read -r pp _; do echo "cgproxy $pp: $(readlink /proc/$pp/ns/pid) $(grep NSpid /proc/$pp/status) $(tr '\0' ' ' </proc/$pp/cmdline)"; done; }
+		fail "container $name did not start"
+		return 1
+	fi
 	expect_eq "$(awk '/^Uid:/ {print $2}' "/proc/$(host_pid "$name")/status")" "$hostuid" "host uid of $name's root"
 }
 
@@ -45,12 +53,14 @@ host_pid() {
 	ns=$(cat "$WORK/$name.pid")
 	local i pid p
 	for i in $(seq 50); do
-		# The init of an earlier test's container may still be dying (its namespaces already gone) under the
-		# same pid numbers: only a live one with its namespaces counts.
+		# The same pid numbers can name other inits: one of an earlier test's container still dying (only a
+		# live one, with its namespaces, counts; the newest wins) or one of another suite running at the same
+		# time (it is not in this sandbox).
 		pid=
 		for p in $(awk -v d="$depth" -v ns="$ns" '/^NSpid:/ && NF == d + 3 && $(d + 2) == ns && $NF == 1 { print $2 }' \
-			/proc/[0-9]*/status 2>/dev/null); do
-			readlink "/proc/$p/ns/cgroup" >/dev/null 2>&1 && { pid=$p; break; }
+			/proc/[0-9]*/status 2>/dev/null | sort -n); do
+			grep -q "/$SB_NAME/$name\(/\.leaf\)\?\$" "/proc/$p/cgroup" 2>/dev/null &&
+				readlink "/proc/$p/ns/cgroup" >/dev/null 2>&1 && pid=$p
 		done
 		[ -n "$pid" ] && { echo "$pid"; return 0; }
 		sleep 0.05

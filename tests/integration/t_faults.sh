@@ -298,7 +298,7 @@ test_faults_strangers_lock_on_the_socket_dir_does_not_stop_a_start() {
 	[ "$took" -ge 1500 ] || fail "the daemon answered after $took ms: it did not wait for the lock"
 	echo "measured: started in $took ms under a stranger's lock"
 	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/flt_lock.log")"
 	end_pids "$holder"
 }
 flt_dir_locked() { ! flock -n "$1" true; }

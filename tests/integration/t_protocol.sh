@@ -101,7 +101,7 @@ test_protocol_connection_cap_counts_the_user_behind_a_user_namespace() {
 	expect_eq "$out" "1 admitted" "connections of the container's uid 1 (host 300001)"
 	grep -q "the user who made its user namespace" "$WORK/cap.log" || fail "the refusals were not logged"
 	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/cap.log")"
 }
 in_own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
 
