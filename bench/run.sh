@@ -53,7 +53,7 @@ if want startup; then
 	echo
 fi
 # 1000 clients connect at once (rss): above the default connection limit where the hard fd limit is
-# under 21504 (20 fds per connection are counted) and the daemon may not raise it.
+# under 22024 (21 fds per connection are counted) and the daemon may not raise it.
 DAEMON_LOG_LEVEL=warn DAEMON_WRAPPER="prlimit --nofile=1024:$(ulimit -Hn) --" daemon_start --max-connections 1100
 if want rss; then
 	run_as 0 "" "$BENCH" rss --socket "$SOCK" --daemon-pid "$DAEMON_PID" --conns 1000 || failed="$failed rss"

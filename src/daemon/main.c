@@ -75,7 +75,7 @@ static int parse_count(const char *s, unsigned *out)
 /*
  * Each client connection costs file descriptors (SERVER_FDS_PER_CONN): the soft RLIMIT_NOFILE goes up to
  * the hard one, and as root (CAP_SYS_RESOURCE) both go up to NOFILE_WANTED where the host's limits are
- * lower (a plain boot leaves 1024/4096: 153 connections), so that the default connection limit
+ * lower (a plain boot leaves 1024/4096: 146 connections), so that the default connection limit
  * (server_default_max_conns) is as high as the host allows.
  */
 #define NOFILE_WANTED 65536

@@ -215,6 +215,16 @@ static void uid_slot_put(struct server *s, struct uid_slot *u)
 
 /* --- connections --- */
 
+/* What peer_requester and requester_identify gave a connection's requester. */
+static void requester_drop(struct requester *r)
+{
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	requester_release(r);
+}
+
 static void conn_free(struct server *s, struct conn *c)
 {
 	deferred_cancel_conn(&s->deferred, c);
@@ -237,11 +247,7 @@ static void conn_free(struct server *s, struct conn *c)
 		close(c->fd);
 	}
 	intake_free(&c->in);
-	if (c->req.pidfd >= 0)
-		close(c->req.pidfd);
-	if (c->req.cgroup_fd >= 0)
-		close(c->req.cgroup_fd);
-	requester_release(&c->req);
+	requester_drop(&c->req);
 	uid_slot_put(s, c->uid);
 	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, s->nconns);
 	free(c);
@@ -433,11 +439,7 @@ static int conn_new(struct server *s, int fd, struct uid_slot *uid)
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		r = -errno;
 		close(fd);
-		if (c->req.pidfd >= 0)
-			close(c->req.pidfd);
-		if (c->req.cgroup_fd >= 0)
-			close(c->req.cgroup_fd);
-		requester_release(&c->req);
+		requester_drop(&c->req);
 		free(c);
 		return r;
 	}
