@@ -245,6 +245,24 @@ static struct hierarchy *find_one(const struct hierarchies *hs, const char *name
 	return NULL;
 }
 
+const char *hierarchy_selector(const struct hierarchies *hs, const struct hierarchy *h)
+{
+	static const char *const unified_aliases[] = {"unified", "cgroup2", NULL};
+	const char *only_own[] = {h->name, NULL};
+	const char *const *names = h->unified ? unified_aliases : only_own;
+	for (size_t i = 0; names[i]; i++) {
+		/* A v1 name is its controllers joined with commas: each of them must select h. */
+		strv parts = {0};
+		bool all_h = strv_split(&parts, names[i], ',') == 0 && parts.n > 0;
+		for (size_t j = 0; all_h && j < parts.n; j++)
+			all_h = find_one(hs, parts.v[j]) == h;
+		strv_free(&parts);
+		if (all_h)
+			return names[i];
+	}
+	return NULL;
+}
+
 void cgroup2_strip_leaf(char *path)
 {
 	size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);

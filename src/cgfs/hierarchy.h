@@ -35,6 +35,12 @@ void hierarchies_free(struct hierarchies *hs);
  * out must hold hs->n entries. Returns the count, or -1 with e set.
  */
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e);
+/*
+ * A name hierarchies_select takes for h alone: its own name, or for cgroup2 an alias ("cgroup2") where a
+ * v1 hierarchy's own name is "unified" (no kernel names a controller so, but /proc is what it is); NULL
+ * where none is left.
+ */
+const char *hierarchy_selector(const struct hierarchies *hs, const struct hierarchy *h);
 
 /* The child of its root, in every hierarchy, that the daemon's own process lives in. */
 #define DAEMON_LEAF ".cgmanager"

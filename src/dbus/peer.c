@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
-#include "cgfs/proc.h"
 #include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD
@@ -47,9 +46,6 @@ int peer_requester(int fd, struct requester *out)
 	 */
 	else if (errno == ENOPROTOOPT && (pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
 		out->pidfd = pidfd;
-	/* Opened after the pin: each read checks that the pinned task still lives, so this file was its. */
-	int cgfd = proc_cgroups_open(uc.pid);
-	out->cgroup_fd = cgfd >= 0 ? cgfd : -1;
 	return 0;
 }
 
@@ -64,7 +60,10 @@ uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns)
 	uid_t owner = (uid_t)-1; /* set by the kernel; valgrind does not know NS_GET_OWNER_UID */
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (pid <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || st.st_ino == own_userns)
+	/* The common case, a peer in our namespace, in one system call. */
+	if (pid <= 0 || stat(path, &st) < 0 || st.st_ino == own_userns)
+		return uid;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
 		return uid;
 	/* Up to the namespace whose parent is ours: the outermost one below the daemon's. */
 	for (int depth = 0; depth < USERNS_DEPTH_MAX; depth++) {

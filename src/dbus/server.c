@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfs/proc.h"
 #include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
@@ -342,6 +343,15 @@ static int on_any_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 		auth_unlink(c->srv, c);
 		int sz = CONN_SNDBUF;
 		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		/*
+		 * With its first message, the daemon opens the requester's /proc/PID/cgroup for all its requests.
+		 * Opened after its pidfd pinned it: each read is followed by a check that the pinned task still
+		 * lives, so what was read was that task's.
+		 */
+		if (c->srv->ops && c->req.cgroup_fd < 0) {
+			int fd = proc_cgroups_open(c->req.pid);
+			c->req.cgroup_fd = fd >= 0 ? fd : -1;
+		}
 	}
 	/*
 	 * A method of ours runs from here, as sd-bus would run it from the object's table (the daemon's

@@ -80,10 +80,16 @@ int ops1_list_controllers(struct ops *o, strv *names, strv *versions, struct err
 	return 0;
 }
 
-/* Appends h's 0.42 name to spec unless it is there. */
-static int spec_add(strv *parts, const struct hierarchy *h)
+/* Appends a 0.42 name of h to spec unless it is there; -1 with e set where it cannot. */
+static int spec_add(const struct ops *o, strv *parts, const struct hierarchy *h, struct err *e)
 {
-	return strv_contains(parts, h->name) ? 0 : strv_push(parts, h->name);
+	const char *name = hierarchy_selector(&o->hs, h);
+	if (!name)
+		return err_set(e, ERR_NOT_SUPPORTED, "hierarchy %s cannot be named on this host: v1 hierarchies take all "
+		               "its names", h->name);
+	if (!strv_contains(parts, name) && strv_push(parts, name) < 0)
+		return err_set(e, ERR_LIMIT, "out of memory");
+	return 0;
 }
 
 static int kv_version_of(void *ctx, const char *controller)
@@ -114,16 +120,16 @@ int ops1_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *valu
 			err_set(e, ERR_NOT_FOUND, "controller '%s' is not available on this host", ctrls[i]);
 			goto out;
 		}
-		if (spec_add(&parts, h) < 0)
-			goto oom;
+		if (spec_add(o, &parts, h, e) < 0)
+			goto out;
 	}
 	/* A value given at creation needs its key's hierarchy, listed or not. */
 	struct key_host kh = {.version_of = kv_version_of, .ctx = o};
 	for (size_t i = 0; values && i < values->n; i++) {
 		const char *c = key_hierarchy_controller(&kh, values->v[i].key);
 		struct hierarchy *h = c ? hierarchy_for_controller(o, c, &version) : NULL;
-		if (h && spec_add(&parts, h) < 0)
-			goto oom;
+		if (h && spec_add(o, &parts, h, e) < 0)
+			goto out;
 	}
 	for (size_t i = 0; i < parts.n; i++)
 		len += strlen(parts.v[i]) + 1;

@@ -30,8 +30,9 @@ struct requester {
 	pid_t pid;
 	int pidfd; /* -1 where the kernel has no pidfds */
 	/*
-	 * /proc/PID/cgroup opened at connect, so that each request reads the cgroups of the very task that
-	 * connected with one pread (proc_cgroups_read_fd); -1 (Scm requesters): read by pid.
+	 * /proc/PID/cgroup opened with the connection's first message, so that each request reads the cgroups
+	 * of the very task that connected with one pread (proc_cgroups_read_fd); -1 (Scm requesters, cgproxy):
+	 * read by pid.
 	 */
 	int cgroup_fd;
 	struct cred cred;

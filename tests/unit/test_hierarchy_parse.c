@@ -112,6 +112,26 @@ static void selects_by_whole_names(void)
 	hierarchy_clear(&h[1]);
 }
 
+/* A v1 hierarchy whose own name is "unified" (found by fuzz-controllers): cgroup2 is still nameable. */
+static void names_cgroup2_beside_a_v1_named_unified(void)
+{
+	struct hierarchy h[3] = {0};
+	struct hierarchies hs = {h, 3};
+	CHECK(hierarchy_parse_self_line(&h[0], "1:unified:/") == 0);
+	CHECK(hierarchy_parse_self_line(&h[1], "0::/") == 0);
+	CHECK(hierarchy_parse_self_line(&h[2], "2:cpu,cpuacct:/") == 0);
+	CHECK(h[1].unified);
+	CHECK_STR(hierarchy_selector(&hs, &h[0]), "unified");
+	CHECK_STR(hierarchy_selector(&hs, &h[1]), "cgroup2");
+	CHECK_STR(hierarchy_selector(&hs, &h[2]), "cpu,cpuacct");
+	hierarchy_clear(&h[0]);
+	/* And with a v1 "cgroup2" too, no name is left for it. */
+	CHECK(hierarchy_parse_self_line(&h[0], "1:unified,cgroup2:/") == 0);
+	CHECK(hierarchy_selector(&hs, &h[1]) == NULL);
+	for (int i = 0; i < 3; i++)
+		hierarchy_clear(&h[i]);
+}
+
 int main(void)
 {
 	RUN(parses_self_lines);
@@ -121,5 +141,6 @@ int main(void)
 	RUN(unescapes_only_whole_escapes);
 	RUN(refuses_relative_mount_fields);
 	RUN(selects_by_whole_names);
+	RUN(names_cgroup2_beside_a_v1_named_unified);
 	return CHECK_EXIT();
 }
