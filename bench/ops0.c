@@ -22,6 +22,13 @@ static void cg(const struct cl *c, const char *sub, char *out)
 	snprintf(out, 128, "bench/c%d%s%s", c->k, sub ? "/" : "", sub ? sub : "");
 }
 
+/* The client's scratch cgroup "n", made directly (untimed) for an operation that removes it. */
+static int fresh_cg(const struct cl *c, char *rel)
+{
+	cg(c, "n", rel);
+	return mkdir_cg(env.mem, rel);
+}
+
 static void dpath(const struct cl *c, const char *sub, const char *file, char *out)
 {
 	char rel[128];
@@ -114,8 +121,7 @@ static int64_t o_remove(struct cl *c, int i)
 	char rel[128];
 	int existed;
 	(void)i;
-	cg(c, "n", rel);
-	if (mkdir_cg(env.mem, rel) < 0)
+	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
 	int r = cgm_remove(c->c, MEM, rel, 0, &existed, NULL);
@@ -125,8 +131,7 @@ static int64_t f_rmdir(struct cl *c, int i)
 {
 	char rel[128];
 	(void)i;
-	cg(c, "n", rel);
-	if (mkdir_cg(env.mem, rel) < 0)
+	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
 	int r = rmdir_cg(env.mem, rel);
@@ -344,8 +349,7 @@ static int64_t o_prune(struct cl *c, int i)
 {
 	char rel[128];
 	(void)i;
-	cg(c, "n", rel);
-	if (mkdir_cg(env.mem, rel) < 0)
+	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
 	int r = cgm_prune(c->c, MEM, rel, NULL);
