@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgfs/proc.h"
+#include "dbus/acceptor.h"
 #include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
@@ -29,9 +30,9 @@
  * processed), so that one that sends many, or costly ones, delays the others by little. */
 #define MESSAGES_PER_TURN 32
 #define TURN_BUDGET_USEC 100
-/* Connections taken from the listen queue per turn (and time spent on them): one, so that a burst of
- * connects (4096 of them, say) delays a client being served by one accept at most each time. */
-#define ACCEPTS_PER_TURN 1
+/* Admitted connections set up per turn (at least one; then while TURN_BUDGET_USEC lasts): a burst of
+ * them delays the clients being served by little each turn. */
+#define ACCEPTS_PER_TURN 4
 /* Events served per turn, in time: what is left is reported again next turn, behind the others. */
 #define EVENTS_BUDGET_USEC 400
 /* Replies sd-bus may hold for a client that does not read them (beyond the socket's buffer); then the
@@ -39,29 +40,16 @@
 #define QUEUED_REPLIES_MAX SERVER_QUEUED_REPLIES_MAX
 /* The kernel's buffer of unread replies per connection (it doubles this); sd-bus would make it 8 MiB. */
 #define CONN_SNDBUF (16 * 1024)
-/* How often refusals are logged at most (the rest are counted), in usec. */
-#define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
-
-/* The connections charged to one uid or user namespace (peer_account). */
-struct uid_slot {
-	uint64_t account;
-	unsigned conns;
-	struct uid_slot *next;
-};
-
 struct server {
 	struct ops *ops;
-	int epfd, listen_fd, signal_fd, spare_fd;
+	int epfd, signal_fd;
 	struct conn *conns;
 	struct conn *auth_head, *auth_tail; /* authenticating, oldest (nearest deadline) first */
 	struct conn *busy;                  /* to be processed next turn */
-	struct uid_slot *uids;
-	unsigned nconns, serial, rotation;
-	struct server_limits lim;
-	uint64_t refused_logged_at;
-	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
-	ino_t userns;           /* the daemon's own user namespace, for peer_account */
-	unsigned refused;
+	unsigned serial, rotation;
+	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
+	struct acceptor *acceptor;
+	size_t max_message;
 	sd_id128_t id;
 	struct scm_registry scm;
 	struct deferred_registry deferred;
@@ -70,7 +58,7 @@ struct server {
 };
 
 /* Tags for the epoll entries that are not connections. */
-static char tag_listen, tag_signal, tag_release;
+static char tag_accepted, tag_signal, tag_release;
 
 struct ops *conn_ops(const struct conn *c)
 {
@@ -122,17 +110,16 @@ unsigned server_default_max_conns(void)
 
 void server_set_limits(struct server *s, const struct server_limits *l)
 {
-	if (l->max_conns)
-		s->lim.max_conns = l->max_conns;
-	if (l->max_conns_per_uid)
-		s->lim.max_conns_per_uid = l->max_conns_per_uid;
+	admission_set_limits(&s->adm, l->max_conns, l->max_conns_per_uid);
 	if (l->max_message)
-		s->lim.max_message = l->max_message;
+		s->max_message = l->max_message;
 }
 
-void server_get_limits(const struct server *s, struct server_limits *l)
+void server_get_limits(struct server *s, struct server_limits *l)
 {
-	*l = s->lim;
+	pthread_mutex_lock(&s->adm.lock);
+	*l = (struct server_limits){s->adm.max_conns, s->adm.max_conns_per_uid, s->max_message};
+	pthread_mutex_unlock(&s->adm.lock);
 }
 
 /* --- the lists a connection is on --- */
@@ -179,41 +166,6 @@ static void busy_remove(struct server *s, struct conn *c)
 	c->busy = false;
 }
 
-/* The slot of account, made (with no connection yet) if it has none. */
-static struct uid_slot *uid_slot(struct server *s, uint64_t account)
-{
-	for (struct uid_slot *u = s->uids; u; u = u->next)
-		if (u->account == account)
-			return u;
-	struct uid_slot *u = calloc(1, sizeof(*u));
-	if (!u)
-		return NULL;
-	u->account = account;
-	u->next = s->uids;
-	s->uids = u;
-	return u;
-}
-
-/* Forgets a slot that holds no connection. */
-static void uid_slot_drop_if_empty(struct server *s, struct uid_slot *u)
-{
-	if (!u || u->conns > 0)
-		return;
-	for (struct uid_slot **p = &s->uids; *p; p = &(*p)->next)
-		if (*p == u) {
-			*p = u->next;
-			break;
-		}
-	free(u);
-}
-
-static void uid_slot_put(struct server *s, struct uid_slot *u)
-{
-	if (u && u->conns > 0)
-		u->conns--;
-	uid_slot_drop_if_empty(s, u);
-}
-
 /* --- connections --- */
 
 /* What peer_requester and requester_identify gave a connection's requester. */
@@ -239,7 +191,6 @@ static void conn_free(struct server *s, struct conn *c)
 		c->next->prev = c->prev;
 	auth_unlink(s, c);
 	busy_remove(s, c);
-	s->nconns--;
 	/* Never a flush: that would wait, with every other client, for one that does not read. */
 	if (c->bus) {
 		sd_bus_close(c->bus);
@@ -249,8 +200,8 @@ static void conn_free(struct server *s, struct conn *c)
 	}
 	intake_free(&c->in);
 	requester_drop(&c->req);
-	uid_slot_put(s, c->uid);
-	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, s->nconns);
+	admission_release(&s->adm, c->uid);
+	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, admission_count(&s->adm));
 	free(c);
 }
 
@@ -394,7 +345,7 @@ static int conn_update_events(struct server *s, struct conn *c)
 static int conn_start_bus(struct server *s, struct conn *c)
 {
 	int r, bus_end = -1;
-	if ((r = intake_init(&c->in, s->lim.max_message, &bus_end)) < 0)
+	if ((r = intake_init(&c->in, s->max_message, &bus_end)) < 0)
 		return r;
 	if ((r = sd_bus_new(&c->bus)) < 0) {
 		close(bus_end);
@@ -457,9 +408,7 @@ static int conn_new(struct server *s, int fd, struct uid_slot *uid)
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	s->nconns++;
 	c->uid = uid;
-	uid->conns++;
 	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
 	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
 	c->auth_prev = s->auth_tail;
@@ -469,7 +418,7 @@ static int conn_new(struct server *s, int fd, struct uid_slot *uid)
 		s->auth_head = c;
 	s->auth_tail = c;
 	log_debug("client pid %d uid %u connected (%u connected)", (int)c->req.pid, (unsigned)c->req.cred.uid,
-	          s->nconns);
+	          admission_count(&s->adm));
 	return 0;
 }
 
@@ -555,100 +504,17 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 
 /* --- accepting --- */
 
-/* Logs refused connections, at most once per REFUSAL_LOG_USEC; the rest are counted. */
-static void note_refusal(struct server *s, uid_t uid, const char *why)
-{
-	uint64_t now = now_usec();
-	s->refused++;
-	log_debug("connection of uid %u refused: %s", (unsigned)uid, why);
-	if (now - s->refused_logged_at < REFUSAL_LOG_USEC && s->refused_logged_at)
-		return;
-	log_warn("refused %u connection(s), the last of uid %u: %s", s->refused, (unsigned)uid, why);
-	s->refused = 0;
-	s->refused_logged_at = now;
-}
-
-/* The uid's slot if it may have one more connection, else NULL with why set. */
-static struct uid_slot *admit(struct server *s, int fd, uid_t *uid, const char **why)
-{
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
-		*uid = (uid_t)-1;
-		*why = "no peer credentials";
-		return NULL;
-	}
-	*uid = uc.uid;
-	if (s->nconns >= s->lim.max_conns) {
-		*why = "the daemon has as many connections as it takes (--max-connections)";
-		return NULL;
-	}
-	/* The last few are kept for root, so that other uids together cannot shut the administrator out. */
-	if (uc.uid != 0 && s->nconns + SERVER_ROOT_RESERVED_CONNS >= s->lim.max_conns) {
-		*why = "the connections left are kept for root (--max-connections)";
-		return NULL;
-	}
-	struct uid_slot *u = uid_slot(s, uc.uid == 0 ? 0 : peer_account(uc.pid, uc.uid, s->userns));
-	if (!u) {
-		*why = "out of memory";
-		return NULL;
-	}
-	if (uc.uid != 0 && u->conns >= s->lim.max_conns_per_uid) {
-		*why = "the uid (or the user who made its user namespace) has as many connections as it may "
-		       "(--max-connections-per-uid)";
-		return NULL; /* it holds connections: the slot stays */
-	}
-	return u;
-}
-
-/* Out of file descriptors: the spare one makes room to take a connection off the queue and close it. */
-static void shed_one(struct server *s)
-{
-	if (s->spare_fd >= 0) {
-		close(s->spare_fd);
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			close(fd);
-		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	}
-	note_refusal(s, (uid_t)-1, "the daemon is out of file descriptors");
-	if (s->spare_fd < 0) {
-		/* Not even that: stop watching the listen socket for a while rather than spin on it. */
-		struct epoll_event ev = {.events = 0, .data.ptr = &tag_listen};
-		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen_fd, &ev);
-		s->listen_resume = now_usec() + 100000;
-	}
-}
-
-static void accept_some(struct server *s)
+/* Sets up what the acceptor admitted, a few per turn. */
+static void take_accepted(struct server *s)
 {
 	uint64_t t0 = now_usec();
-	for (int i = 0; i < ACCEPTS_PER_TURN && (i == 0 || now_usec() - t0 < TURN_BUDGET_USEC); i++) {
-		const char *why;
-		uid_t uid;
-		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE) {
-				shed_one(s);
-				if (s->listen_resume)
-					return;
-				continue;
-			}
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno != EAGAIN)
-				log_warn("accept: %s", strerror(errno));
-			return;
-		}
-		struct uid_slot *u = admit(s, fd, &uid, &why);
-		if (!u) {
-			close(fd);
-			note_refusal(s, uid, why);
-			continue;
-		}
-		int r = conn_new(s, fd, u);
+	struct accepted a;
+	for (int i = 0; i < ACCEPTS_PER_TURN && (i == 0 || now_usec() - t0 < TURN_BUDGET_USEC) &&
+	                acceptor_take(s->acceptor, &a);
+	     i++) {
+		int r = conn_new(s, a.fd, a.slot);
 		if (r < 0) {
-			uid_slot_drop_if_empty(s, u);
+			admission_release(&s->adm, a.slot);
 			log_warn("cannot set up a client connection: %s", strerror(-r));
 		}
 	}
@@ -666,8 +532,6 @@ static int next_timeout(struct server *s)
 		best = due;
 	if (s->auth_head && s->auth_head->auth_deadline < best)
 		best = s->auth_head->auth_deadline;
-	if (s->listen_resume && s->listen_resume < best)
-		best = s->listen_resume;
 	if (best != UINT64_MAX) {
 		uint64_t ms = best <= now ? 0 : (best - now + 999) / 1000;
 		if (rel < 0 || ms < (uint64_t)rel)
@@ -681,13 +545,6 @@ static void expire(struct server *s)
 	uint64_t now = now_usec();
 	scm_registry_expire(&s->scm, now);
 	deferred_run_due(&s->deferred, now);
-	if (s->listen_resume && s->listen_resume <= now) {
-		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &tag_listen};
-		if (s->spare_fd < 0)
-			s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen_fd, &ev);
-		s->listen_resume = 0;
-	}
 	while (s->auth_head && s->auth_head->auth_deadline <= now) {
 		log_info("client pid %d did not authenticate in time; dropped", (int)s->auth_head->req.pid);
 		conn_free(s, s->auth_head);
@@ -713,24 +570,19 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t mask;
-	struct stat st;
 	struct epoll_event ev = {.events = EPOLLIN};
 
 	if (!s) {
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
+	admission_init(&s->adm, server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID);
+	s->max_message = SERVER_DEFAULT_MAX_MESSAGE;
 	s->ops = o;
 	s->iface0 = iface0;
 	s->iface1 = iface1;
 	s->app = app;
-	s->listen_fd = listen_fd;
 	s->signal_fd = -1;
-	s->lim = (struct server_limits){server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID,
-	                                SERVER_DEFAULT_MAX_MESSAGE};
-	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (stat("/proc/self/ns/user", &st) == 0)
-		s->userns = st.st_ino;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sd_id128_randomize(&s->id);
 	sigemptyset(&mask);
@@ -744,8 +596,13 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		server_free(s);
 		return NULL;
 	}
-	ev.data.ptr = &tag_listen;
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, listen_fd, &ev);
+	/* After SIGTERM and SIGINT are blocked: the acceptor's thread starts with them blocked too. */
+	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, e))) {
+		server_free(s);
+		return NULL;
+	}
+	ev.data.ptr = &tag_accepted;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, acceptor_fd(s->acceptor), &ev);
 	ev.data.ptr = &tag_signal;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->signal_fd, &ev);
 	ev.data.ptr = &tag_release;
@@ -757,8 +614,11 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 int server_turn(struct server *s, int timeout_ms)
 {
 	struct epoll_event evs[64];
+	int due_ms = next_timeout(s);
+	if (due_ms >= 0 && (timeout_ms < 0 || due_ms < timeout_ms))
+		timeout_ms = due_ms;
 	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
-	bool listen_ready = false;
+	bool accepted = false;
 	uint64_t t0 = now_usec();
 
 	if (n < 0 && errno != EINTR) {
@@ -777,8 +637,8 @@ int server_turn(struct server *s, int timeout_ms)
 				log_info("signal %u received; shutting down", si.ssi_signo);
 				return 1;
 			}
-		} else if (p == &tag_listen) {
-			listen_ready = true;
+		} else if (p == &tag_accepted) {
+			accepted = true;
 		} else if (now_usec() - t0 > EVENTS_BUDGET_USEC) {
 			continue; /* the next turn's */
 		} else if (p == &tag_release) {
@@ -789,10 +649,10 @@ int server_turn(struct server *s, int timeout_ms)
 			conn_free(s, p);
 		}
 	}
-	/* New connections after the clients that were waiting; one per turn however long it was, so that
+	/* New connections after the clients that were waiting; some each turn however long it was, so that
 	 * busy clients cannot keep others (root too) out. */
-	if (listen_ready)
-		accept_some(s);
+	if (accepted)
+		take_accepted(s);
 	if (s->ops)
 		release_watch_tick(s->ops->release);
 	expire(s);
@@ -802,7 +662,7 @@ int server_turn(struct server *s, int timeout_ms)
 int server_run(struct server *s)
 {
 	int r;
-	while ((r = server_turn(s, next_timeout(s))) == 0)
+	while ((r = server_turn(s, -1)) == 0)
 		;
 	return r < 0 ? -1 : 0;
 }
@@ -811,6 +671,7 @@ void server_free(struct server *s)
 {
 	if (!s)
 		return;
+	acceptor_stop(s->acceptor);
 	scm_registry_free(&s->scm);
 	deferred_free_all(&s->deferred);
 	while (s->conns)
@@ -819,7 +680,6 @@ void server_free(struct server *s)
 		close(s->signal_fd);
 	if (s->epfd >= 0)
 		close(s->epfd);
-	if (s->spare_fd >= 0)
-		close(s->spare_fd);
+	admission_destroy(&s->adm);
 	free(s);
 }

@@ -1,4 +1,4 @@
-/* The accept loop: one thread, one epoll set, every client non-blocking. */
+/* The serving loop: one thread, one epoll set, every client non-blocking; connections come from the acceptor's thread (dbus/acceptor.h). */
 #pragma once
 #include <stddef.h>
 #include <systemd/sd-bus.h>
@@ -40,15 +40,15 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
                           int listen_fd, struct err *e);
 /* Replaces the defaults (taken from RLIMIT_NOFILE when the server was made); zeros keep them. */
 void server_set_limits(struct server *s, const struct server_limits *l);
-void server_get_limits(const struct server *s, struct server_limits *l);
+void server_get_limits(struct server *s, struct server_limits *l);
 /* The default of max_conns under the current (soft) file descriptor limit. */
 unsigned server_default_max_conns(void);
 void *server_app(struct server *s);
 /* Serves until SIGTERM or SIGINT; returns 0 on a clean stop. */
 int server_run(struct server *s);
 /*
- * One turn of server_run: waits up to timeout_ms for events, handles them
- * and whatever is due. 0, 1 on SIGTERM or SIGINT, -1 on failure. For a
+ * One turn of server_run: waits up to timeout_ms (-1: no limit) for events, but
+ * not beyond what is due, handles them and whatever is due. 0, 1 on SIGTERM or SIGINT, -1 on failure. For a
  * caller that drives the loop itself (tests/fuzz/fuzz_dispatch.c).
  */
 int server_turn(struct server *s, int timeout_ms);

@@ -42,13 +42,20 @@ container_up() {
 		fail "container $name did not start"
 		return 1
 	fi
-	expect_eq "$(awk '/^Uid:/ {print $2}' "/proc/$(host_pid "$name")/status")" "$hostuid" "host uid of $name's root"
+	local pid
+	pid=$(host_pid "$name") || return 1
+	CONTAINER_PID[$name]=$pid
+	expect_eq "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" "$hostuid" "host uid of $name's root"
 }
+
+# The host pids of the containers that are up (host_pid's search is costly, and each in_container needs one).
+declare -A CONTAINER_PID
 
 # host_pid NAME: the host pid of container NAME's init. nsexec records the pid as its caller's pid
 # namespace sees it: for a nested container, a pid of the parent container's namespace.
 host_pid() {
 	local name=$1 depth ns
+	[ -n "${CONTAINER_PID[$name]:-}" ] && [ -e "/proc/${CONTAINER_PID[$name]}" ] && { echo "${CONTAINER_PID[$name]}"; return 0; }
 	depth=$(($(echo "$name" | tr -cd / | wc -c)))
 	ns=$(cat "$WORK/$name.pid")
 	local i pid p
@@ -98,6 +105,7 @@ containers_cleanup() {
 		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} +
 	done
 	rm -rf "$WORK/c1" "$WORK/c1.pid" "$WORK"/c1_*.log
+	CONTAINER_PID=()
 }
 
 # Three levels: host 100000+65536 -> c1; c1's 10000+10000 (host 110000) -> l2; l2's 1000+1000 (host 111000) -> l3.

@@ -1,0 +1,120 @@
+#include "dbus/admission.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "dbus/peer.h"
+#include "dbus/server.h"
+
+struct uid_slot {
+	uint64_t account;
+	unsigned conns;
+	struct uid_slot *next;
+};
+
+void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid)
+{
+	struct stat st;
+	*a = (struct admission){.max_conns = max_conns, .max_conns_per_uid = max_conns_per_uid};
+	pthread_mutex_init(&a->lock, NULL);
+	if (stat("/proc/self/ns/user", &st) == 0)
+		a->userns = st.st_ino;
+}
+
+void admission_destroy(struct admission *a)
+{
+	while (a->slots) {
+		struct uid_slot *u = a->slots;
+		a->slots = u->next;
+		free(u);
+	}
+	pthread_mutex_destroy(&a->lock);
+}
+
+void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid)
+{
+	pthread_mutex_lock(&a->lock);
+	if (max_conns)
+		a->max_conns = max_conns;
+	if (max_conns_per_uid)
+		a->max_conns_per_uid = max_conns_per_uid;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* The slot of account, made (with no connection yet) if it has none. Under the lock. */
+static struct uid_slot *slot_get(struct admission *a, uint64_t account)
+{
+	for (struct uid_slot *u = a->slots; u; u = u->next)
+		if (u->account == account)
+			return u;
+	struct uid_slot *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->account = account;
+	u->next = a->slots;
+	a->slots = u;
+	return u;
+}
+
+/* Forgets a slot that holds no connection. Under the lock. */
+static void slot_drop_if_empty(struct admission *a, struct uid_slot *u)
+{
+	if (u->conns > 0)
+		return;
+	for (struct uid_slot **p = &a->slots; *p; p = &(*p)->next)
+		if (*p == u) {
+			*p = u->next;
+			break;
+		}
+	free(u);
+}
+
+static const char *refusal(struct admission *a, uid_t uid, struct uid_slot *u)
+{
+	if (a->nconns >= a->max_conns)
+		return "the daemon has as many connections as it takes (--max-connections)";
+	/* The last few are kept for root, so that other uids together cannot shut the administrator out. */
+	if (uid != 0 && a->nconns + SERVER_ROOT_RESERVED_CONNS >= a->max_conns)
+		return "the connections left are kept for root (--max-connections)";
+	if (!u)
+		return "out of memory";
+	if (uid != 0 && u->conns >= a->max_conns_per_uid)
+		return "the uid (or the user who made its user namespace) has as many connections as it may "
+		       "(--max-connections-per-uid)";
+	return NULL;
+}
+
+struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why)
+{
+	/* Read from /proc outside the lock: the serving thread may be waiting for it. */
+	uint64_t account = uid == 0 ? 0 : peer_account(pid, uid, a->userns);
+	pthread_mutex_lock(&a->lock);
+	struct uid_slot *u = slot_get(a, account);
+	if ((*why = refusal(a, uid, u))) {
+		if (u)
+			slot_drop_if_empty(a, u);
+		u = NULL;
+	} else {
+		u->conns++;
+		a->nconns++;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return u;
+}
+
+void admission_release(struct admission *a, struct uid_slot *u)
+{
+	pthread_mutex_lock(&a->lock);
+	u->conns--;
+	a->nconns--;
+	slot_drop_if_empty(a, u);
+	pthread_mutex_unlock(&a->lock);
+}
+
+unsigned admission_count(struct admission *a)
+{
+	pthread_mutex_lock(&a->lock);
+	unsigned n = a->nconns;
+	pthread_mutex_unlock(&a->lock);
+	return n;
+}

@@ -1,0 +1,32 @@
+/*
+ * Who may hold one more connection: the counts behind --max-connections and --max-connections-per-uid.
+ * Shared by the thread that accepts connections (dbus/acceptor.h), which charges them, and the one that
+ * serves them, which releases them; every function takes the lock itself.
+ */
+#pragma once
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct uid_slot; /* what one account (peer_account) holds */
+
+struct admission {
+	pthread_mutex_t lock;
+	struct uid_slot *slots;
+	unsigned nconns;             /* charged and not yet released */
+	unsigned max_conns;          /* of everyone together, SERVER_ROOT_RESERVED_CONNS of them root's alone */
+	unsigned max_conns_per_uid;  /* of each account but root */
+	ino_t userns;                /* the daemon's own user namespace, for peer_account */
+};
+
+void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid);
+void admission_destroy(struct admission *a);
+/* Zeros keep a limit as it is. */
+void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid);
+/*
+ * Charges one connection of the peer (pid, host uid) to its account: the slot to release it with, or NULL
+ * with *why set to the limit it would pass.
+ */
+struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why);
+void admission_release(struct admission *a, struct uid_slot *u);
+unsigned admission_count(struct admission *a);
