@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as README and CI run it (as root, on Debian): installs dependencies, builds with
-# gcc, with clang, with ASan+UBSan and for fuzzing, then runs the unit tests, the integration suite against
-# the plain build (lane host), the sanitizer build (host-asan) and the daemon under valgrind memcheck
-# (valgrind), a short pass of every fuzz target, and the integration suite once more in a pure cgroup v2 VM
-# (lane v2; it runs beside the others from the start, being the longest). Ends with
+# gcc, with clang and ASan+UBSan, and with clang for fuzzing (-Werror in all three), then runs the unit
+# tests, the integration suite against the plain build (lane host), the sanitizer build (host-asan) and the
+# daemon under valgrind memcheck (valgrind), a short pass of every fuzz target, and the integration suite
+# once more in a pure cgroup v2 VM (lane v2). Three streams run side by side, each on its own sandbox and
+# socket: the v2 VM from the start (the longest), host then host-asan, and valgrind then fuzz. Ends with
 # "N passed, N failed[, N skipped]".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,8 +41,8 @@ lane_report() { # lane_report NAME LOGFILE [SECONDS]: prints the lane's failures
 	fi
 }
 tmp=$(mktemp -d)
-v2pid=
-trap '[ -n "$v2pid" ] && kill "$v2pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+v2pid= stream2=
+trap '[ -n "$v2pid" ] && kill "$v2pid" 2>/dev/null; [ -n "$stream2" ] && kill "$stream2" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 step gcc scripts/build.sh build
 
@@ -59,8 +60,8 @@ if [ -n "$v2vm" ] && [ -x build/cgmanager ]; then
 	renice -n 10 -p $$ >/dev/null
 fi
 
-step clang env CC=clang scripts/build.sh build-clang
-step asan-ubsan env CC=clang scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
+# The sanitizer build is the clang build (a plain one would only repeat its compile and warnings).
+step clang-asan-ubsan env CC=clang scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
 step fuzz env CC=clang scripts/build.sh build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dc_args=-fsanitize=fuzzer-no-link
 
@@ -74,23 +75,34 @@ for b in build build-asan; do
 		count "$tmp/unit.log"
 	done
 done
-run_lane() { # run_lane NAME BUILD [DAEMON_WRAPPER]
-	[ -x "$2/cgmanager" ] || { failed=$((failed + 1)); echo "FAIL $1: no daemon in $2"; return; }
+lane() { # lane NAME BUILD [DAEMON_WRAPPER]: runs an integration lane into $tmp/NAME.log, its time in NAME.time
 	local t0=$SECONDS
-	DAEMON_WRAPPER=${3:-} LANE=$1 BUILD=$2 bash tests/integration/run.sh >"$tmp/$1.log" 2>&1
-	lane_report "$1" "$tmp/$1.log" $((SECONDS - t0))
+	if [ -x "$2/cgmanager" ]; then
+		DAEMON_WRAPPER=${3:-} LANE=$1 BUILD=$2 bash tests/integration/run.sh >"$tmp/$1.log" 2>&1
+	else
+		echo "FAIL $1: no daemon in $2" >"$tmp/$1.log"
+	fi
+	echo $((SECONDS - t0)) >"$tmp/$1.time"
 }
-run_lane host build
-run_lane host-asan build-asan
+fuzz_lane() {
+	local t0=$SECONDS
+	FUZZ_CRASH_DIR=$tmp/fuzz-crashes tests/fuzz/run.sh "$FUZZ_SECONDS" build-fuzz >"$tmp/fuzz.log" 2>&1
+	echo $((SECONDS - t0)) >"$tmp/fuzz.time"
+}
 # The daemon under memcheck: any error or definite/indirect leak is printed (-q prints nothing else) and makes
 # its exit status 25, which daemon_clean_shutdown and daemon_sanitizer_clean report.
-run_lane valgrind build "valgrind -q --error-exitcode=25 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
-
-if [ -d build-fuzz/tests/fuzz ]; then
-	t0=$SECONDS
-	FUZZ_CRASH_DIR=$tmp/fuzz-crashes tests/fuzz/run.sh "$FUZZ_SECONDS" build-fuzz >"$tmp/fuzz.log" 2>&1
-	lane_report fuzz "$tmp/fuzz.log" $((SECONDS - t0))
-fi
+{
+	lane valgrind build "valgrind -q --error-exitcode=25 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
+	[ -d build-fuzz/tests/fuzz ] && fuzz_lane
+} &
+stream2=$!
+lane host build
+lane host-asan build-asan
+wait "$stream2"
+stream2=
+for l in host host-asan valgrind fuzz; do
+	[ -f "$tmp/$l.log" ] && lane_report "$l" "$tmp/$l.log" "$(cat "$tmp/$l.time")"
+done
 
 if [ -z "$v2pid" ]; then
 	failed=$((failed + 1)); echo "FAIL v2: the lane cannot start: no run-in-v2vm.sh (set V2VM_SCRIPT) or no build"

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dbus/peer.h"
+#include "ops/identity.h"
 #include "util/log.h"
 
 /* How much lower than the serving thread's the acceptor's scheduling priority is (in nice steps). */
@@ -23,8 +26,9 @@
 struct acceptor {
 	pthread_t thread;
 	struct admission *adm;
+	const struct ops *ops;
 	int listen_fd, stop_fd, spare_fd;
-	int handoff[2]; /* struct accepted records, one write each (atomic: smaller than PIPE_BUF) */
+	int handoff[2]; /* pointers to struct accepted, one write each (atomic: smaller than PIPE_BUF) */
 	unsigned refused;
 	struct timespec refused_logged_at;
 };
@@ -84,16 +88,31 @@ static bool accept_one(struct acceptor *ac)
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
 	const char *why = "no peer credentials";
-	struct accepted a = {.fd = fd};
+	struct uid_slot *slot = NULL;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		uc.uid = (uid_t)-1;
 	else
-		a.slot = admission_charge(ac->adm, uc.pid, uc.uid, &why);
-	if (!a.slot) {
+		slot = admission_charge(ac->adm, uc.pid, uc.uid, &why);
+	if (!slot) {
 		close(fd);
 		note_refusal(ac, uc.uid, why);
 		return true;
 	}
+	struct accepted *a = calloc(1, sizeof(*a));
+	int r = a ? peer_requester(fd, &a->req) : -ENOMEM;
+	if (r < 0) {
+		close(fd);
+		admission_release(ac->adm, slot);
+		free(a);
+		log_warn("cannot set up a connection of pid %d: %s", (int)uc.pid, strerror(-r));
+		return true;
+	}
+	a->fd = fd;
+	a->slot = slot;
+	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
+	struct err e;
+	if (ac->ops && requester_identify(ac->ops, &a->req, &e) < 0)
+		log_debug("client pid %d: %s", (int)a->req.pid, e.msg);
 	/* The serving thread takes them at its pace; a full pipe holds the rest in the listen queue. */
 	for (;;) {
 		if (write(ac->handoff[1], &a, sizeof(a)) == sizeof(a))
@@ -103,26 +122,32 @@ static bool accept_one(struct acceptor *ac)
 		bool full = errno == EAGAIN;
 		if (full && wait_unless_stopped(ac, ac->handoff[1], POLLOUT, -1))
 			continue;
-		close(fd);
-		admission_release(ac->adm, a.slot);
+		accepted_drop(ac->adm, a);
 		return !full; /* full, and told to stop */
 	}
+}
+
+void accepted_drop(struct admission *adm, struct accepted *a)
+{
+	close(a->fd);
+	peer_requester_drop(&a->req);
+	admission_release(adm, a->slot);
+	free(a);
 }
 
 static void *acceptor_main(void *arg)
 {
 	struct acceptor *ac = arg;
+	pthread_setname_np(pthread_self(), "cgm-acceptor"); /* how ps, top and perf tell it from the serving thread */
 	/* Below the serving thread: a storm of connects waits for the cpu, not the clients already served. */
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0)
-		setpriority(PRIO_PROCESS, (id_t)gettid(), nice + ACCEPTOR_NICE_STEPS > 19 ? 19 : nice + ACCEPTOR_NICE_STEPS);
+	struct sched_param sp = {0};
+	sched_setscheduler(0, SCHED_IDLE, &sp);
 	while (wait_unless_stopped(ac, ac->listen_fd, POLLIN, -1) && accept_one(ac))
 		;
 	return NULL;
 }
 
-struct acceptor *acceptor_start(int listen_fd, struct admission *a, struct err *e)
+struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, struct err *e)
 {
 	struct acceptor *ac = calloc(1, sizeof(*ac));
 	if (!ac) {
@@ -130,6 +155,7 @@ struct acceptor *acceptor_start(int listen_fd, struct admission *a, struct err *
 		return NULL;
 	}
 	ac->adm = a;
+	ac->ops = ops;
 	ac->listen_fd = listen_fd;
 	ac->handoff[0] = ac->handoff[1] = -1;
 	ac->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -160,12 +186,13 @@ int acceptor_fd(const struct acceptor *ac)
 	return ac->handoff[0];
 }
 
-int acceptor_take(struct acceptor *ac, struct accepted *out)
+struct accepted *acceptor_take(struct acceptor *ac)
 {
+	struct accepted *a;
 	ssize_t n;
-	while ((n = read(ac->handoff[0], out, sizeof(*out))) < 0 && errno == EINTR)
+	while ((n = read(ac->handoff[0], &a, sizeof(a))) < 0 && errno == EINTR)
 		;
-	return n == sizeof(*out);
+	return n == sizeof(a) ? a : NULL;
 }
 
 void acceptor_stop(struct acceptor *ac)
@@ -178,12 +205,9 @@ void acceptor_stop(struct acceptor *ac)
 			pthread_join(ac->thread, NULL);
 		close(ac->stop_fd);
 	}
-	struct accepted a;
 	if (ac->handoff[0] >= 0) {
-		while (acceptor_take(ac, &a)) {
-			close(a.fd);
-			admission_release(ac->adm, a.slot);
-		}
+		for (struct accepted *a; (a = acceptor_take(ac));)
+			accepted_drop(ac->adm, a);
 		close(ac->handoff[0]);
 		close(ac->handoff[1]);
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
+#include "ops/identity.h"
 #include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD
@@ -47,6 +48,15 @@ int peer_requester(int fd, struct requester *out)
 	else if (errno == ENOPROTOOPT && (pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
 		out->pidfd = pidfd;
 	return 0;
+}
+
+void peer_requester_drop(struct requester *r)
+{
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	requester_release(r);
 }
 
 /* User namespaces nest at most 32 deep (the kernel's limit). */

@@ -7,6 +7,8 @@
 
 /* SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD, taken at connect time (before Linux 6.5, a pidfd of the pid then). */
 int peer_requester(int fd, struct requester *out);
+/* Closes and frees what peer_requester and requester_identify gave r. */
+void peer_requester_drop(struct requester *r);
 
 /*
  * Whom a connection of pid (host uid uid) is charged to for the per-uid

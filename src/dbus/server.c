@@ -1,7 +1,6 @@
 #include "dbus/server.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +17,6 @@
 #include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
-#include "ops/identity.h"
 #include "dbus/deferred.h"
 #include "ops/release.h"
 #include "util/log.h"
@@ -30,9 +27,6 @@
  * processed), so that one that sends many, or costly ones, delays the others by little. */
 #define MESSAGES_PER_TURN 32
 #define TURN_BUDGET_USEC 100
-/* Admitted connections set up per turn (at least one; then while TURN_BUDGET_USEC lasts): a burst of
- * them delays the clients being served by little each turn. */
-#define ACCEPTS_PER_TURN 4
 /* Events served per turn, in time: what is left is reported again next turn, behind the others. */
 #define EVENTS_BUDGET_USEC 400
 /* Replies sd-bus may hold for a client that does not read them (beyond the socket's buffer); then the
@@ -168,16 +162,6 @@ static void busy_remove(struct server *s, struct conn *c)
 
 /* --- connections --- */
 
-/* What peer_requester and requester_identify gave a connection's requester. */
-static void requester_drop(struct requester *r)
-{
-	if (r->pidfd >= 0)
-		close(r->pidfd);
-	if (r->cgroup_fd >= 0)
-		close(r->cgroup_fd);
-	requester_release(r);
-}
-
 static void conn_free(struct server *s, struct conn *c)
 {
 	deferred_cancel_conn(&s->deferred, c);
@@ -199,7 +183,7 @@ static void conn_free(struct server *s, struct conn *c)
 		close(c->fd);
 	}
 	intake_free(&c->in);
-	requester_drop(&c->req);
+	peer_requester_drop(&c->req);
 	admission_release(&s->adm, c->uid);
 	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, admission_count(&s->adm));
 	free(c);
@@ -370,45 +354,32 @@ static int conn_start_bus(struct server *s, struct conn *c)
 	return 0;
 }
 
-static int conn_new(struct server *s, int fd, struct uid_slot *uid)
+/* Sets up what the acceptor admitted (and takes it over: on failure, it is dropped). */
+static int conn_new(struct server *s, struct accepted *a)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-	int r;
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 
-	if (!c) {
-		close(fd);
-		return -ENOMEM;
+	if (!c || epoll_ctl(s->epfd, EPOLL_CTL_ADD, a->fd, &ev) < 0) {
+		int r = c ? -errno : -ENOMEM;
+		accepted_drop(&s->adm, a);
+		free(c);
+		return r;
 	}
 	c->kind = LOOP_ITEM_CONN;
 	c->srv = s;
-	c->fd = fd;
+	c->fd = a->fd;
+	c->uid = a->slot;
+	c->req = a->req;
+	free(a);
 	c->in.bus_fd = -1;
 	c->drained = true;
 	c->serial = ++s->serial;
-	if ((r = peer_requester(fd, &c->req)) < 0) {
-		close(fd);
-		free(c);
-		return r;
-	}
-	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
-	struct err e;
-	if (s->ops && requester_identify(s->ops, &c->req, &e) < 0)
-		log_debug("client pid %d: %s", (int)c->req.pid, e.msg);
-	ev.data.ptr = c;
 	c->epoll_events = EPOLLIN;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		r = -errno;
-		close(fd);
-		requester_drop(&c->req);
-		free(c);
-		return r;
-	}
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	c->uid = uid;
 	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
 	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
 	c->auth_prev = s->auth_tail;
@@ -504,20 +475,13 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 
 /* --- accepting --- */
 
-/* Sets up what the acceptor admitted, a few per turn. */
+/* Sets up what the acceptor admitted, one per turn. */
 static void take_accepted(struct server *s)
 {
-	uint64_t t0 = now_usec();
-	struct accepted a;
-	for (int i = 0; i < ACCEPTS_PER_TURN && (i == 0 || now_usec() - t0 < TURN_BUDGET_USEC) &&
-	                acceptor_take(s->acceptor, &a);
-	     i++) {
-		int r = conn_new(s, a.fd, a.slot);
-		if (r < 0) {
-			admission_release(&s->adm, a.slot);
-			log_warn("cannot set up a client connection: %s", strerror(-r));
-		}
-	}
+	struct accepted *a = acceptor_take(s->acceptor);
+	int r = a ? conn_new(s, a) : 0;
+	if (r < 0)
+		log_warn("cannot set up a client connection: %s", strerror(-r));
 }
 
 /* Milliseconds until the nearest deadline (Scm exchanges, waiting calls, auth deadlines, the release tick). */
@@ -597,7 +561,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		return NULL;
 	}
 	/* After SIGTERM and SIGINT are blocked: the acceptor's thread starts with them blocked too. */
-	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, e))) {
+	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, o, e))) {
 		server_free(s);
 		return NULL;
 	}
@@ -619,6 +583,8 @@ int server_turn(struct server *s, int timeout_ms)
 		timeout_ms = due_ms;
 	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
 	bool accepted = false;
+	struct conn *starting = NULL; /* a new connection's first bytes: its sd-bus is made after the others */
+	uint32_t starting_events = 0;
 	uint64_t t0 = now_usec();
 
 	if (n < 0 && errno != EINTR) {
@@ -645,10 +611,19 @@ int server_turn(struct server *s, int timeout_ms)
 			release_watch_process(s->ops->release);
 		} else if (*(int *)p == LOOP_ITEM_SCM) {
 			scm_exchange_event(p, evs[i].events);
+		} else if (!((struct conn *)p)->bus && (evs[i].events & EPOLLIN)) {
+			/* One per turn (the rest are reported again next turn): a burst of them delays the
+			 * clients being served by one sd-bus set-up at most each turn. */
+			if (!starting) {
+				starting = p;
+				starting_events = evs[i].events;
+			}
 		} else if (!conn_process(s, p, evs[i].events)) {
 			conn_free(s, p);
 		}
 	}
+	if (starting && !conn_process(s, starting, starting_events))
+		conn_free(s, starting);
 	/* New connections after the clients that were waiting; some each turn however long it was, so that
 	 * busy clients cannot keep others (root too) out. */
 	if (accepted)

@@ -732,7 +732,22 @@ static bool isolate_setup(void)
 	return true;
 }
 
-/* Puts the probe (this process) and the daemon on probe_cpu, or back where the daemon was. */
+/* Every thread of the daemon (it accepts connections on one of its own) on the cpus of set. */
+static bool daemon_set_affinity(const cpu_set_t *set)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)daemon_pid);
+	DIR *d = opendir(path);
+	bool ok = d != NULL;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] != '.' && sched_setaffinity(atoi(e->d_name), sizeof(*set), set) < 0)
+			ok = false;
+	if (d)
+		closedir(d);
+	return ok;
+}
+
+/* Puts the probe (this process) and the whole daemon on probe_cpu, or back where the daemon was. */
 static void isolate_apply(bool on)
 {
 	cpu_set_t one;
@@ -740,10 +755,10 @@ static void isolate_apply(bool on)
 	CPU_SET(probe_cpu, &one);
 	if (on) {
 		if (sched_getaffinity(daemon_pid, sizeof(daemon_cpus_saved), &daemon_cpus_saved) < 0 ||
-		    sched_setaffinity(daemon_pid, sizeof(one), &one) < 0 || sched_setaffinity(0, sizeof(one), &one) < 0)
+		    !daemon_set_affinity(&one) || sched_setaffinity(0, sizeof(one), &one) < 0)
 			die("sched_setaffinity");
 	} else {
-		sched_setaffinity(daemon_pid, sizeof(daemon_cpus_saved), &daemon_cpus_saved);
+		daemon_set_affinity(&daemon_cpus_saved);
 		sched_setaffinity(0, sizeof(daemon_cpus_saved), &daemon_cpus_saved);
 	}
 }
