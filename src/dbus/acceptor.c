@@ -7,19 +7,18 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "ops/identity.h"
 #include "util/log.h"
 
-/* How much lower than the serving thread's the acceptor's scheduling priority is (in nice steps). */
-#define ACCEPTOR_NICE_STEPS 10
-/* How often refusals are logged at most (the rest are counted), in ms. */
-#define REFUSAL_LOG_MS 10000
+/* How often refusals are logged at most (the rest are counted), in usec. */
+#define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
 /* Out of file descriptors with no spare one left: the pause before the listen socket is looked at again. */
 #define NO_FDS_PAUSE_MS 100
 
@@ -27,40 +26,61 @@ struct acceptor {
 	pthread_t thread;
 	struct admission *adm;
 	const struct ops *ops;
-	int listen_fd, stop_fd, spare_fd;
+	sd_id128_t server_id;
+	uint64_t auth_timeout;
+	int epfd, listen_fd, stop_fd, spare_fd;
 	int handoff[2]; /* pointers to struct accepted, one write each (atomic: smaller than PIPE_BUF) */
+	struct accepted *head, *tail; /* not heard from yet, oldest (nearest deadline) first */
 	unsigned refused;
-	struct timespec refused_logged_at;
+	uint64_t refused_logged_at;
 };
 
-/* Logs refused connections, at most once per REFUSAL_LOG_MS; the rest are counted. */
+/* Tags for the epoll entries that are not connections. */
+static char tag_listen, tag_stop;
+
+/* Logs refused connections, at most once per REFUSAL_LOG_USEC; the rest are counted. */
 static void note_refusal(struct acceptor *ac, uid_t uid, const char *why)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	uint64_t now = now_usec();
 	ac->refused++;
 	log_debug("connection of uid %u refused: %s", (unsigned)uid, why);
-	long long ms = (now.tv_sec - ac->refused_logged_at.tv_sec) * 1000LL +
-	               (now.tv_nsec - ac->refused_logged_at.tv_nsec) / 1000000;
-	if (ac->refused_logged_at.tv_sec && ms < REFUSAL_LOG_MS)
+	if (ac->refused_logged_at && now - ac->refused_logged_at < REFUSAL_LOG_USEC)
 		return;
 	log_warn("refused %u connection(s), the last of uid %u: %s", ac->refused, (unsigned)uid, why);
 	ac->refused = 0;
 	ac->refused_logged_at = now;
 }
 
-/* Waits up to ms for fd to have events; false once the acceptor is told to stop. */
-static bool wait_unless_stopped(struct acceptor *ac, int fd, short events, int ms)
+static void waiting_unlink(struct acceptor *ac, struct accepted *a)
 {
-	struct pollfd p[2] = {{.fd = ac->stop_fd, .events = POLLIN}, {.fd = fd, .events = events}};
-	while (poll(p, fd >= 0 ? 2 : 1, ms) < 0)
-		if (errno != EINTR)
-			return false;
-	return !p[0].revents;
+	epoll_ctl(ac->epfd, EPOLL_CTL_DEL, a->fd, NULL);
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		ac->head = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	else
+		ac->tail = a->prev;
+	a->prev = a->next = NULL;
+}
+
+void accepted_drop(struct admission *adm, struct accepted *a)
+{
+	if (a->bus) {
+		sd_bus_close(a->bus);
+		sd_bus_unref(a->bus); /* and with it the client's socket and sd-bus's end of the socketpair */
+	} else {
+		close(a->fd);
+	}
+	intake_free(&a->in);
+	peer_requester_drop(&a->req);
+	admission_release(adm, a->slot);
+	free(a);
 }
 
 /* Out of file descriptors: the spare one makes room to take a connection off the queue and close it. */
-static bool shed_one(struct acceptor *ac)
+static void shed_one(struct acceptor *ac)
 {
 	if (ac->spare_fd >= 0) {
 		close(ac->spare_fd);
@@ -71,19 +91,20 @@ static bool shed_one(struct acceptor *ac)
 	}
 	note_refusal(ac, (uid_t)-1, "the daemon is out of file descriptors");
 	/* Not even that: look again a little later rather than spin on the listen socket. */
-	return ac->spare_fd >= 0 || wait_unless_stopped(ac, -1, 0, NO_FDS_PAUSE_MS);
+	if (ac->spare_fd < 0)
+		usleep(NO_FDS_PAUSE_MS * 1000);
 }
 
-/* Takes one connection off the queue, if one waits; false once the acceptor is told to stop. */
-static bool accept_one(struct acceptor *ac)
+/* Takes one connection off the queue, if one waits, and keeps it until it speaks. */
+static void accept_one(struct acceptor *ac)
 {
 	int fd = accept4(ac->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EMFILE || errno == ENFILE)
-			return shed_one(ac);
-		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			shed_one(ac);
+		else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
 			log_warn("accept: %s", strerror(errno));
-		return true;
+		return;
 	}
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
@@ -96,7 +117,7 @@ static bool accept_one(struct acceptor *ac)
 	if (!slot) {
 		close(fd);
 		note_refusal(ac, uc.uid, why);
-		return true;
+		return;
 	}
 	struct accepted *a = calloc(1, sizeof(*a));
 	int r = a ? peer_requester(fd, &a->req) : -ENOMEM;
@@ -105,49 +126,143 @@ static bool accept_one(struct acceptor *ac)
 		admission_release(ac->adm, slot);
 		free(a);
 		log_warn("cannot set up a connection of pid %d: %s", (int)uc.pid, strerror(-r));
-		return true;
+		return;
 	}
 	a->fd = fd;
 	a->slot = slot;
+	a->in.bus_fd = -1;
+	a->auth_deadline = now_usec() + ac->auth_timeout;
 	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
 	struct err e;
 	if (ac->ops && requester_identify(ac->ops, &a->req, &e) < 0)
 		log_debug("client pid %d: %s", (int)a->req.pid, e.msg);
-	/* The serving thread takes them at its pace; a full pipe holds the rest in the listen queue. */
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = a};
+	if (epoll_ctl(ac->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		log_warn("cannot watch a connection of pid %d: %s", (int)uc.pid, strerror(errno));
+		accepted_drop(ac->adm, a);
+		return;
+	}
+	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
+	a->prev = ac->tail;
+	if (ac->tail)
+		ac->tail->next = a;
+	else
+		ac->head = a;
+	ac->tail = a;
+	log_debug("client pid %d uid %u connected", (int)a->req.pid, (unsigned)a->req.cred.uid);
+}
+
+/*
+ * The connection's sd-bus, made when its client first sends something: one that stays silent costs a few
+ * syscalls, not an sd-bus. The bus owns both fds from here.
+ */
+static int start_bus(struct acceptor *ac, struct accepted *a)
+{
+	int r, bus_end = -1;
+	if ((r = intake_init(&a->in, admission_max_message(ac->adm), &bus_end)) < 0)
+		return r;
+	if ((r = sd_bus_new(&a->bus)) < 0) {
+		close(bus_end);
+		return r;
+	}
+	/* Credentials were taken from the kernel at accept; the auth exchange decides nothing. */
+	if ((r = sd_bus_set_fd(a->bus, bus_end, a->fd)) < 0) {
+		close(bus_end);
+		sd_bus_unref(a->bus);
+		a->bus = NULL;
+		return r;
+	}
+	/*
+	 * sd-bus's own idea of its peer is the socketpair's (the daemon itself, root): nothing may ask sd-bus
+	 * for a sender's credentials (the requester is a->req), and the bus stays trusted so that sd-bus
+	 * makes no access decision of its own from them.
+	 */
+	if ((r = sd_bus_set_server(a->bus, 1, ac->server_id)) < 0 || (r = sd_bus_set_anonymous(a->bus, 1)) < 0 ||
+	    (r = sd_bus_set_trusted(a->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(a->bus, 1)) < 0 ||
+	    (r = sd_bus_start(a->bus)) < 0)
+		return r;
+	return 0;
+}
+
+/* A connection spoke or hung up: handed over with its bus, or dropped. False once told to stop. */
+static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
+{
+	waiting_unlink(ac, a);
+	if (!(events & EPOLLIN)) {
+		accepted_drop(ac->adm, a); /* hung up without a byte */
+		return true;
+	}
+	int r = start_bus(ac, a);
+	if (r < 0) {
+		log_warn("cannot set up a client connection: %s", strerror(-r));
+		accepted_drop(ac->adm, a);
+		return true;
+	}
+	/* The serving thread takes them at its pace; while the pipe is full, this waits (or stops). */
 	for (;;) {
 		if (write(ac->handoff[1], &a, sizeof(a)) == sizeof(a))
 			return true;
 		if (errno == EINTR)
 			continue;
-		bool full = errno == EAGAIN;
-		if (full && wait_unless_stopped(ac, ac->handoff[1], POLLOUT, -1))
-			continue;
-		accepted_drop(ac->adm, a);
-		return !full; /* full, and told to stop */
+		if (errno != EAGAIN) {
+			accepted_drop(ac->adm, a);
+			return true;
+		}
+		struct pollfd p[2] = {{.fd = ac->stop_fd, .events = POLLIN}, {.fd = ac->handoff[1], .events = POLLOUT}};
+		while (poll(p, 2, -1) < 0 && errno == EINTR)
+			;
+		if (p[0].revents) {
+			accepted_drop(ac->adm, a);
+			return false;
+		}
 	}
 }
 
-void accepted_drop(struct admission *adm, struct accepted *a)
+static void expire(struct acceptor *ac)
 {
-	close(a->fd);
-	peer_requester_drop(&a->req);
-	admission_release(adm, a->slot);
-	free(a);
+	uint64_t now = now_usec();
+	while (ac->head && ac->head->auth_deadline <= now) {
+		struct accepted *a = ac->head;
+		log_info("client pid %d did not authenticate in time; dropped", (int)a->req.pid);
+		waiting_unlink(ac, a);
+		accepted_drop(ac->adm, a);
+	}
 }
 
 static void *acceptor_main(void *arg)
 {
 	struct acceptor *ac = arg;
 	pthread_setname_np(pthread_self(), "cgm-acceptor"); /* how ps, top and perf tell it from the serving thread */
-	/* Below the serving thread: a storm of connects waits for the cpu, not the clients already served. */
+	/* Below every other thread: a storm of connects waits for the cpu, not the clients already served. */
 	struct sched_param sp = {0};
 	sched_setscheduler(0, SCHED_IDLE, &sp);
-	while (wait_unless_stopped(ac, ac->listen_fd, POLLIN, -1) && accept_one(ac))
-		;
-	return NULL;
+	for (;;) {
+		struct epoll_event evs[32];
+		int timeout = -1;
+		if (ac->head) {
+			uint64_t now = now_usec();
+			timeout = ac->head->auth_deadline <= now ? 0 : (int)((ac->head->auth_deadline - now + 999) / 1000);
+		}
+		int n = epoll_wait(ac->epfd, evs, 32, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_error("acceptor: epoll_wait: %s", strerror(errno));
+			return NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			void *p = evs[i].data.ptr;
+			if (p == &tag_stop)
+				return NULL;
+			if (p == &tag_listen)
+				accept_one(ac);
+			else if (!heard_from(ac, p, evs[i].events))
+				return NULL;
+		}
+		expire(ac);
+	}
 }
 
-struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, struct err *e)
+struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, sd_id128_t server_id,
+                                uint64_t auth_timeout_usec, struct err *e)
 {
 	struct acceptor *ac = calloc(1, sizeof(*ac));
 	if (!ac) {
@@ -156,11 +271,16 @@ struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct
 	}
 	ac->adm = a;
 	ac->ops = ops;
+	ac->server_id = server_id;
+	ac->auth_timeout = auth_timeout_usec;
 	ac->listen_fd = listen_fd;
 	ac->handoff[0] = ac->handoff[1] = -1;
+	ac->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ac->stop_fd = eventfd(0, EFD_CLOEXEC);
 	ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (ac->stop_fd < 0 || pipe2(ac->handoff, O_CLOEXEC | O_NONBLOCK) < 0) {
+	struct epoll_event el = {.events = EPOLLIN, .data.ptr = &tag_listen}, es = {.events = EPOLLIN, .data.ptr = &tag_stop};
+	if (ac->epfd < 0 || ac->stop_fd < 0 || pipe2(ac->handoff, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    epoll_ctl(ac->epfd, EPOLL_CTL_ADD, listen_fd, &el) < 0 || epoll_ctl(ac->epfd, EPOLL_CTL_ADD, ac->stop_fd, &es) < 0) {
 		err_errno(e, errno, "cannot set up the thread that accepts connections");
 		acceptor_stop(ac);
 		return NULL;
@@ -205,12 +325,19 @@ void acceptor_stop(struct acceptor *ac)
 			pthread_join(ac->thread, NULL);
 		close(ac->stop_fd);
 	}
+	while (ac->head) {
+		struct accepted *a = ac->head;
+		waiting_unlink(ac, a);
+		accepted_drop(ac->adm, a);
+	}
 	if (ac->handoff[0] >= 0) {
 		for (struct accepted *a; (a = acceptor_take(ac));)
 			accepted_drop(ac->adm, a);
 		close(ac->handoff[0]);
 		close(ac->handoff[1]);
 	}
+	if (ac->epfd >= 0)
+		close(ac->epfd);
 	if (ac->spare_fd >= 0)
 		close(ac->spare_fd);
 	free(ac);

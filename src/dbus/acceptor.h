@@ -1,31 +1,42 @@
 /*
- * The thread that takes connections off the listen socket, checks them against the connection limits
- * (dbus/admission.h) and hands those it admits to the serving thread. Refusing costs a connect storm's
- * every connection an accept, SO_PEERCRED, a look at its user namespace and a close; done here, at a
- * lower priority, it takes nothing from the clients being served.
+ * The thread that takes connections off the listen socket and keeps them until they speak. It checks each
+ * against the connection limits (dbus/admission.h), reads what the kernel says of its peer, waits for its
+ * first byte (or its auth deadline) and only then makes its sd-bus and hands it to the serving thread. A
+ * storm of connects, silent or not, costs the serving thread one hand-over per connection that speaks.
  */
 #pragma once
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
 #include "dbus/admission.h"
+#include "dbus/intake.h"
 #include "ops/ops.h"
 #include "util/err.h"
 
 struct acceptor;
 
-/* An admitted connection, with what the kernel says of its peer already read (so is the serving thread's work
- * per connection small). */
+/* A connection that spoke, with its sd-bus started (as a server) and the intake relaying into it. */
 struct accepted {
-	int fd;                /* the client's socket, non-blocking */
+	int fd;                /* the client's socket, non-blocking; sd-bus writes to it */
 	struct uid_slot *slot; /* what it was charged to: admission_release it when it goes */
 	struct requester req;  /* peer_requester's, and requester_identify's if the acceptor has ops */
+	sd_bus *bus;           /* reads from the intake's socketpair; add a filter before processing it */
+	struct intake in;
+	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec (now_usec) by which it must have authenticated */
+	struct accepted *prev, *next; /* the acceptor's list of those not yet heard from */
 };
 
-/* ops (NULL in cgproxy) only for requester_identify, which reads what never changes once the daemon runs. */
-struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, struct err *e);
-/* Readable while admitted connections wait to be taken. */
+/*
+ * ops (NULL in cgproxy) only for requester_identify, which reads what never changes once the daemon runs;
+ * server_id for the buses (sd_bus_set_server); auth_timeout_usec from accept to the end of authentication.
+ */
+struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, sd_id128_t server_id,
+                                uint64_t auth_timeout_usec, struct err *e);
+/* Readable while connections wait to be taken. */
 int acceptor_fd(const struct acceptor *ac);
-/* One admitted connection, the caller's to free; NULL when none waits. */
+/* One connection, the caller's from here; NULL when none waits. */
 struct accepted *acceptor_take(struct acceptor *ac);
-/* Closes and releases an admitted connection that is not set up after all. */
+/* Closes and releases a connection that is not set up after all. */
 void accepted_drop(struct admission *a, struct accepted *c);
-/* Stops the thread; what it admitted and was not taken is closed and released. */
+/* Stops the thread; what it holds and what was not taken is closed and released. */
 void acceptor_stop(struct acceptor *ac);

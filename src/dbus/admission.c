@@ -12,10 +12,10 @@ struct uid_slot {
 	struct uid_slot *next;
 };
 
-void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid)
+void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message)
 {
 	struct stat st;
-	*a = (struct admission){.max_conns = max_conns, .max_conns_per_uid = max_conns_per_uid};
+	*a = (struct admission){.max_conns = max_conns, .max_conns_per_uid = max_conns_per_uid, .max_message = max_message};
 	pthread_mutex_init(&a->lock, NULL);
 	if (stat("/proc/self/ns/user", &st) == 0)
 		a->userns = st.st_ino;
@@ -31,14 +31,24 @@ void admission_destroy(struct admission *a)
 	pthread_mutex_destroy(&a->lock);
 }
 
-void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid)
+void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message)
 {
 	pthread_mutex_lock(&a->lock);
 	if (max_conns)
 		a->max_conns = max_conns;
 	if (max_conns_per_uid)
 		a->max_conns_per_uid = max_conns_per_uid;
+	if (max_message)
+		a->max_message = max_message;
 	pthread_mutex_unlock(&a->lock);
+}
+
+size_t admission_max_message(struct admission *a)
+{
+	pthread_mutex_lock(&a->lock);
+	size_t n = a->max_message;
+	pthread_mutex_unlock(&a->lock);
+	return n;
 }
 
 /* The slot of account, made (with no connection yet) if it has none. Under the lock. */

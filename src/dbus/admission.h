@@ -5,6 +5,7 @@
  */
 #pragma once
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -16,13 +17,15 @@ struct admission {
 	unsigned nconns;             /* charged and not yet released */
 	unsigned max_conns;          /* of everyone together, SERVER_ROOT_RESERVED_CONNS of them root's alone */
 	unsigned max_conns_per_uid;  /* of each account but root */
+	size_t max_message;          /* bytes of one incoming message, header included (the intake's bound) */
 	ino_t userns;                /* the daemon's own user namespace, for peer_account */
 };
 
-void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid);
+void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message);
 void admission_destroy(struct admission *a);
 /* Zeros keep a limit as it is. */
-void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid);
+void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message);
+size_t admission_max_message(struct admission *a);
 /*
  * Charges one connection of the peer (pid, host uid) to its account: the slot to release it with, or NULL
  * with *why set to the limit it would pass.

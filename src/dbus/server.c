@@ -43,7 +43,6 @@ struct server {
 	unsigned serial, rotation;
 	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
 	struct acceptor *acceptor;
-	size_t max_message;
 	sd_id128_t id;
 	struct scm_registry scm;
 	struct deferred_registry deferred;
@@ -104,15 +103,13 @@ unsigned server_default_max_conns(void)
 
 void server_set_limits(struct server *s, const struct server_limits *l)
 {
-	admission_set_limits(&s->adm, l->max_conns, l->max_conns_per_uid);
-	if (l->max_message)
-		s->max_message = l->max_message;
+	admission_set_limits(&s->adm, l->max_conns, l->max_conns_per_uid, l->max_message);
 }
 
 void server_get_limits(struct server *s, struct server_limits *l)
 {
 	pthread_mutex_lock(&s->adm.lock);
-	*l = (struct server_limits){s->adm.max_conns, s->adm.max_conns_per_uid, s->max_message};
+	*l = (struct server_limits){s->adm.max_conns, s->adm.max_conns_per_uid, s->adm.max_message};
 	pthread_mutex_unlock(&s->adm.lock);
 }
 
@@ -175,13 +172,10 @@ static void conn_free(struct server *s, struct conn *c)
 		c->next->prev = c->prev;
 	auth_unlink(s, c);
 	busy_remove(s, c);
-	/* Never a flush: that would wait, with every other client, for one that does not read. */
-	if (c->bus) {
-		sd_bus_close(c->bus);
-		sd_bus_unref(c->bus);
-	} else {
-		close(c->fd);
-	}
+	/* Never a flush: that would wait, with every other client, for one that does not read. The bus
+	 * closes the client's socket and its end of the intake. */
+	sd_bus_close(c->bus);
+	sd_bus_unref(c->bus);
 	intake_free(&c->in);
 	peer_requester_drop(&c->req);
 	admission_release(&s->adm, c->uid);
@@ -307,7 +301,7 @@ static int on_any_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 
 static int conn_update_events(struct server *s, struct conn *c)
 {
-	int ev = c->bus ? sd_bus_get_events(c->bus) : 0;
+	int ev = sd_bus_get_events(c->bus);
 	if (ev < 0)
 		return ev;
 	/* sd-bus reads from the intake; the client is read when sd-bus is through with what came before. */
@@ -322,46 +316,16 @@ static int conn_update_events(struct server *s, struct conn *c)
 	return 0;
 }
 
-/*
- * A client's bus, set up when it first sends something: a connection that stays silent (until its auth
- * deadline drops it) costs the daemon a few syscalls, not an sd-bus. The bus owns both fds from here.
- */
-static int conn_start_bus(struct server *s, struct conn *c)
-{
-	int r, bus_end = -1;
-	if ((r = intake_init(&c->in, s->max_message, &bus_end)) < 0)
-		return r;
-	if ((r = sd_bus_new(&c->bus)) < 0) {
-		close(bus_end);
-		return r;
-	}
-	/* Credentials were taken from the kernel at accept; the auth exchange decides nothing. */
-	if ((r = sd_bus_set_fd(c->bus, bus_end, c->fd)) < 0) {
-		close(bus_end);
-		sd_bus_unref(c->bus);
-		c->bus = NULL;
-		return r;
-	}
-	/*
-	 * sd-bus's own idea of its peer is the socketpair's (the daemon itself, root): nothing may ask sd-bus
-	 * for a sender's credentials (the requester is c->req), and the bus stays trusted so that sd-bus
-	 * makes no access decision of its own from them.
-	 */
-	if ((r = sd_bus_set_server(c->bus, 1, s->id)) < 0 || (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
-	    (r = sd_bus_set_trusted(c->bus, 1)) < 0 || (r = sd_bus_negotiate_fds(c->bus, 1)) < 0 ||
-	    (r = sd_bus_add_filter(c->bus, NULL, on_any_message, c)) < 0 || (r = sd_bus_start(c->bus)) < 0)
-		return r; /* conn_free closes the bus, and with it the fds */
-	return 0;
-}
-
-/* Sets up what the acceptor admitted (and takes it over: on failure, it is dropped). */
+/* Sets up a connection the acceptor handed over (and takes it over: on failure, it is dropped). */
 static int conn_new(struct server *s, struct accepted *a)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+	int r = c ? sd_bus_add_filter(a->bus, NULL, on_any_message, c) : -ENOMEM;
 
-	if (!c || epoll_ctl(s->epfd, EPOLL_CTL_ADD, a->fd, &ev) < 0) {
-		int r = c ? -errno : -ENOMEM;
+	if (r >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, a->fd, &ev) < 0)
+		r = -errno;
+	if (r < 0) {
 		accepted_drop(&s->adm, a);
 		free(c);
 		return r;
@@ -371,8 +335,10 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->fd = a->fd;
 	c->uid = a->slot;
 	c->req = a->req;
+	c->bus = a->bus;
+	c->in = a->in;
+	c->auth_deadline = a->auth_deadline;
 	free(a);
-	c->in.bus_fd = -1;
 	c->drained = true;
 	c->serial = ++s->serial;
 	c->epoll_events = EPOLLIN;
@@ -380,16 +346,21 @@ static int conn_new(struct server *s, struct accepted *a)
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
-	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
-	c->auth_prev = s->auth_tail;
-	if (s->auth_tail)
-		s->auth_tail->auth_next = c;
+	/* In deadline order (accept order): those that spoke late go nearer the head than those that spoke early. */
+	struct conn *after = s->auth_tail;
+	while (after && after->auth_deadline > c->auth_deadline)
+		after = after->auth_prev;
+	c->auth_prev = after;
+	c->auth_next = after ? after->auth_next : s->auth_head;
+	if (c->auth_next)
+		c->auth_next->auth_prev = c;
+	else
+		s->auth_tail = c;
+	if (after)
+		after->auth_next = c;
 	else
 		s->auth_head = c;
-	s->auth_tail = c;
-	log_debug("client pid %d uid %u connected (%u connected)", (int)c->req.pid, (unsigned)c->req.cred.uid,
-	          admission_count(&s->adm));
+	log_debug("client pid %d spoke (%u connected)", (int)c->req.pid, admission_count(&s->adm));
 	return 0;
 }
 
@@ -421,15 +392,6 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 	uint64_t t0 = now_usec();
 
 	busy_remove(s, c);
-	if (!c->bus && !(events & EPOLLIN))
-		return false; /* hung up without a byte */
-	if (!c->bus) {
-		int rb = conn_start_bus(s, c);
-		if (rb < 0) {
-			log_warn("cannot set up a client connection: %s", strerror(-rb));
-			return false;
-		}
-	}
 	/* A throttled client is served again once it reads (the socket becomes writable) or goes. */
 	if (c->throttled && !wake)
 		return true;
@@ -540,8 +502,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
-	admission_init(&s->adm, server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID);
-	s->max_message = SERVER_DEFAULT_MAX_MESSAGE;
+	admission_init(&s->adm, server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID, SERVER_DEFAULT_MAX_MESSAGE);
 	s->ops = o;
 	s->iface0 = iface0;
 	s->iface1 = iface1;
@@ -561,7 +522,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		return NULL;
 	}
 	/* After SIGTERM and SIGINT are blocked: the acceptor's thread starts with them blocked too. */
-	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, o, e))) {
+	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, o, s->id, AUTH_TIMEOUT_USEC, e))) {
 		server_free(s);
 		return NULL;
 	}
@@ -583,8 +544,6 @@ int server_turn(struct server *s, int timeout_ms)
 		timeout_ms = due_ms;
 	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
 	bool accepted = false;
-	struct conn *starting = NULL; /* a new connection's first bytes: its sd-bus is made after the others */
-	uint32_t starting_events = 0;
 	uint64_t t0 = now_usec();
 
 	if (n < 0 && errno != EINTR) {
@@ -611,19 +570,10 @@ int server_turn(struct server *s, int timeout_ms)
 			release_watch_process(s->ops->release);
 		} else if (*(int *)p == LOOP_ITEM_SCM) {
 			scm_exchange_event(p, evs[i].events);
-		} else if (!((struct conn *)p)->bus && (evs[i].events & EPOLLIN)) {
-			/* One per turn (the rest are reported again next turn): a burst of them delays the
-			 * clients being served by one sd-bus set-up at most each turn. */
-			if (!starting) {
-				starting = p;
-				starting_events = evs[i].events;
-			}
 		} else if (!conn_process(s, p, evs[i].events)) {
 			conn_free(s, p);
 		}
 	}
-	if (starting && !conn_process(s, starting, starting_events))
-		conn_free(s, starting);
 	/* New connections after the clients that were waiting; some each turn however long it was, so that
 	 * busy clients cannot keep others (root too) out. */
 	if (accepted)

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <syslog.h>
 
+#define LOG_LINE_MAX 4096
+
 static enum log_level max_level = LOG_LVL_INFO;
 static bool to_syslog;
 static const char *ident = "cgmanager";
@@ -43,11 +45,17 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 	if (level > max_level)
 		return;
+	/* One write per line: lines of the daemon's two threads do not interleave, and a line costs one system
+	 * call (stderr is unbuffered: three calls would be three writes). Longer lines are cut. */
+	char line[LOG_LINE_MAX];
+	int n = snprintf(line, sizeof(line), "%s: %s: ", ident, level_names[level]);
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: %s: ", ident, level_names[level]);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (n >= 0 && (size_t)n < sizeof(line))
+		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
+	size_t len = strnlen(line, sizeof(line) - 2);
+	line[len] = '\n';
+	fwrite(line, 1, len + 1, stderr);
 	if (to_syslog) {
 		va_start(ap, fmt);
 		vsyslog(syslog_prio[level], fmt, ap);

@@ -37,10 +37,13 @@ test_load_hostile_clients() {
 	# Latency is judged where the daemon runs at native speed: under ASan within x3 (it slows every call
 	# alike); under valgrind (which runs the daemon's threads serialised with its own work) it is only
 	# printed, the bounds are checked all the same.
-	# The 15 us: the 4096-connect burst's 64 authenticating connections each get their sd-bus on the serving
-	# thread (one per turn, 20-40 us); in most runs within 1.2x, in some up to 1.3x (TESTING.md).
-	local ratio=1.2
-	case $LANE in host) ;; host-asan) ratio=3 ;; *) ratio=0 ;; esac
+	# Where it is judged against 1.2x, 9 rounds: a median of 5 rounds' p99 moves by 20% on this VM alone.
+	# The 15 us: under the 4096-connect burst the serving thread still takes over 128 connections and runs
+	# 64 auth exchanges, each a unit of 10-20 us a Ping can land behind; the median of the runs in
+	# TESTING.md is +10%, single runs reach +45% on this noisy VM.
+	local ratio=1.2 rounds=9
+	case $LANE in host) ;; host-asan) ratio=3 rounds=5 ;; *) ratio=0 rounds=5 ;; esac
 	load_run --rss-slack-kb "$(load_slack)" --attacker-idle --isolate-cpus --p99-ratio "$ratio" --p99-slack-us 15 \
+		--rounds "$rounds" --seconds "$((rounds * 6 / 10))" \
 		${LOAD_HOSTILE_ONLY:+--only "$LOAD_HOSTILE_ONLY"} hostile
 }
