@@ -710,7 +710,7 @@ static int run_kill_storm(int nclients, int parallel, unsigned long slack_kb)
 
 static volatile sig_atomic_t stop_attack;
 static bool attacker_idle, isolate;
-/* With isolate: the daemon and the probe share probe_cpu, the attackers get the other cpus. */
+/* With isolate: every thread of the daemon and the probe share probe_cpu, the attackers get the other cpus. */
 static cpu_set_t attacker_cpus, daemon_cpus_saved;
 static int probe_cpu = -1;
 
