@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,9 @@
 /* How often refusals are logged at most (the rest are counted), in usec. */
 #define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
 /* Out of file descriptors with no spare one left: the pause before the listen socket is looked at again. */
-#define NO_FDS_PAUSE_MS 100
+#define NO_FDS_PAUSE_USEC 100000
+/* Room for hand-overs the serving thread has not taken yet (the pipe's default, 64 KiB, holds 8192). */
+#define HANDOFF_PIPE_BYTES (1024 * 1024)
 
 struct acceptor {
 	pthread_t thread;
@@ -29,6 +30,8 @@ struct acceptor {
 	sd_id128_t server_id;
 	uint64_t auth_timeout;
 	int epfd, listen_fd, stop_fd, spare_fd;
+	bool started;          /* the thread runs (acceptor_stop joins it) */
+	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
 	int handoff[2]; /* pointers to struct accepted, one write each (atomic: smaller than PIPE_BUF) */
 	struct accepted *head, *tail; /* not heard from yet, oldest (nearest deadline) first */
 	unsigned refused;
@@ -79,6 +82,13 @@ void accepted_drop(struct admission *adm, struct accepted *a)
 	free(a);
 }
 
+static void listen_watch(struct acceptor *ac, bool on)
+{
+	struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = &tag_listen};
+	epoll_ctl(ac->epfd, EPOLL_CTL_MOD, ac->listen_fd, &ev);
+	ac->listen_resume = on ? 0 : now_usec() + NO_FDS_PAUSE_USEC;
+}
+
 /* Out of file descriptors: the spare one makes room to take a connection off the queue and close it. */
 static void shed_one(struct acceptor *ac)
 {
@@ -90,9 +100,10 @@ static void shed_one(struct acceptor *ac)
 		ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	note_refusal(ac, (uid_t)-1, "the daemon is out of file descriptors");
-	/* Not even that: look again a little later rather than spin on the listen socket. */
+	/* Not even that (the serving thread took the fd meanwhile): look again a little later rather than
+	 * spin on the listen socket, and take the spare back then. */
 	if (ac->spare_fd < 0)
-		usleep(NO_FDS_PAUSE_MS * 1000);
+		listen_watch(ac, false);
 }
 
 /* Takes one connection off the queue, if one waits, and keeps it until it speaks. */
@@ -125,7 +136,9 @@ static void accept_one(struct acceptor *ac)
 		close(fd);
 		admission_release(ac->adm, slot);
 		free(a);
-		log_warn("cannot set up a connection of pid %d: %s", (int)uc.pid, strerror(-r));
+		note_refusal(ac, uc.uid, r == -ENOMEM || r == -EMFILE || r == -ENFILE
+		                                 ? "the daemon is out of memory or file descriptors"
+		                                 : "its process has exited (or cannot be pinned by a pidfd)");
 		return;
 	}
 	a->fd = fd;
@@ -209,8 +222,8 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 			return true;
 		}
 		struct pollfd p[2] = {{.fd = ac->stop_fd, .events = POLLIN}, {.fd = ac->handoff[1], .events = POLLOUT}};
-		while (poll(p, 2, -1) < 0 && errno == EINTR)
-			;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			usleep(1000); /* should not happen: do not spin */
 		if (p[0].revents) {
 			accepted_drop(ac->adm, a);
 			return false;
@@ -221,6 +234,11 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 static void expire(struct acceptor *ac)
 {
 	uint64_t now = now_usec();
+	if (ac->listen_resume && ac->listen_resume <= now) {
+		if (ac->spare_fd < 0)
+			ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		listen_watch(ac, true);
+	}
 	while (ac->head && ac->head->auth_deadline <= now) {
 		struct accepted *a = ac->head;
 		log_info("client pid %d did not authenticate in time; dropped", (int)a->req.pid);
@@ -233,20 +251,17 @@ static void *acceptor_main(void *arg)
 {
 	struct acceptor *ac = arg;
 	pthread_setname_np(pthread_self(), "cgm-acceptor"); /* how ps, top and perf tell it from the serving thread */
-	/* Below every other thread: a storm of connects waits for the cpu, not the clients already served. */
-	struct sched_param sp = {0};
-	sched_setscheduler(0, SCHED_IDLE, &sp);
 	for (;;) {
 		struct epoll_event evs[32];
-		int timeout = -1;
-		if (ac->head) {
-			uint64_t now = now_usec();
-			timeout = ac->head->auth_deadline <= now ? 0 : (int)((ac->head->auth_deadline - now + 999) / 1000);
-		}
+		uint64_t due = ac->head ? ac->head->auth_deadline : UINT64_MAX, now = now_usec();
+		if (ac->listen_resume && ac->listen_resume < due)
+			due = ac->listen_resume;
+		int timeout = due == UINT64_MAX ? -1 : due <= now ? 0 : (int)((due - now + 999) / 1000);
 		int n = epoll_wait(ac->epfd, evs, 32, timeout);
 		if (n < 0 && errno != EINTR) {
 			log_error("acceptor: epoll_wait: %s", strerror(errno));
-			return NULL;
+			usleep(1000); /* should not happen: do not spin */
+			continue;
 		}
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
@@ -280,6 +295,7 @@ struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct
 	ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	struct epoll_event el = {.events = EPOLLIN, .data.ptr = &tag_listen}, es = {.events = EPOLLIN, .data.ptr = &tag_stop};
 	if (ac->epfd < 0 || ac->stop_fd < 0 || pipe2(ac->handoff, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    (fcntl(ac->handoff[1], F_SETPIPE_SZ, HANDOFF_PIPE_BYTES) < 0 && errno != EPERM) ||
 	    epoll_ctl(ac->epfd, EPOLL_CTL_ADD, listen_fd, &el) < 0 || epoll_ctl(ac->epfd, EPOLL_CTL_ADD, ac->stop_fd, &es) < 0) {
 		err_errno(e, errno, "cannot set up the thread that accepts connections");
 		acceptor_stop(ac);
@@ -293,11 +309,10 @@ struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		err_errno(e, r, "cannot start the thread that accepts connections");
-		close(ac->stop_fd);
-		ac->stop_fd = -1; /* tells acceptor_stop there is no thread */
 		acceptor_stop(ac);
 		return NULL;
 	}
+	ac->started = true;
 	return ac;
 }
 
@@ -319,12 +334,11 @@ void acceptor_stop(struct acceptor *ac)
 {
 	if (!ac)
 		return;
-	if (ac->stop_fd >= 0) {
-		uint64_t one = 1;
-		if (ac->handoff[0] >= 0 && write(ac->stop_fd, &one, sizeof(one)) == sizeof(one))
-			pthread_join(ac->thread, NULL);
+	uint64_t one = 1;
+	if (ac->started && write(ac->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(ac->thread, NULL);
+	if (ac->stop_fd >= 0)
 		close(ac->stop_fd);
-	}
 	while (ac->head) {
 		struct accepted *a = ac->head;
 		waiting_unlink(ac, a);

@@ -120,11 +120,3 @@ void admission_release(struct admission *a, struct uid_slot *u)
 	slot_drop_if_empty(a, u);
 	pthread_mutex_unlock(&a->lock);
 }
-
-unsigned admission_count(struct admission *a)
-{
-	pthread_mutex_lock(&a->lock);
-	unsigned n = a->nconns;
-	pthread_mutex_unlock(&a->lock);
-	return n;
-}

@@ -32,4 +32,3 @@ size_t admission_max_message(struct admission *a);
  */
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why);
 void admission_release(struct admission *a, struct uid_slot *u);
-unsigned admission_count(struct admission *a);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -38,16 +39,31 @@ int peer_requester(int fd, struct requester *out)
 	}
 	/* A peer in more groups than we hold keeps only its primary gid: never more rights than it has. */
 	len = sizeof(pidfd);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
+		/* Newer kernels make a pidfd of an exited task too: it polls readable at once. */
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+		if (poll(&p, 1, 0) != 0) {
+			close(pidfd);
+			return -ESRCH;
+		}
 		out->pidfd = pidfd;
+		return 0;
+	}
 	/*
-	 * Before Linux 6.5 (ENOPROTOOPT) the kernel pins no peer: the daemon pins the pid itself, now.
-	 * Its pid could only have been handed out again (a full turn of pid_max) in the moment between
-	 * connect(2) and this accept, not at any later time of a long connection.
+	 * Without a pidfd the peer's pid could name another process by the time a request comes: a peer
+	 * that has gone (kernels that make no pidfd of an exited task say so) or one that cannot be pinned
+	 * (out of fds) is not served. Before Linux 6.5 (ENOPROTOOPT) the daemon pins the pid
+	 * itself, now: its pid could only have been handed out again (a full turn of pid_max) in the
+	 * moment between connect(2) and this accept, not at any later time of a long connection.
 	 */
-	else if (errno == ENOPROTOOPT && (pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
+	if (errno != ENOPROTOOPT)
+		return -errno;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0) {
 		out->pidfd = pidfd;
-	return 0;
+		return 0;
+	}
+	/* No pidfds at all (before Linux 5.3; valgrind): every check then goes by the pid (TESTING.md). */
+	return errno == ENOSYS ? 0 : -errno;
 }
 
 void peer_requester_drop(struct requester *r)

@@ -5,7 +5,11 @@
 
 #include "ops/ops.h"
 
-/* SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD, taken at connect time (before Linux 6.5, a pidfd of the pid then). */
+/*
+ * SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD, taken at connect time (before Linux 6.5, a pidfd of the pid
+ * then). Fails (-ESRCH and the like) for a peer that has exited or cannot be pinned by a pidfd, but where
+ * the kernel has no pidfds at all.
+ */
 int peer_requester(int fd, struct requester *out);
 /* Closes and frees what peer_requester and requester_identify gave r. */
 void peer_requester_drop(struct requester *r);

@@ -42,7 +42,8 @@ struct server {
 	struct conn *busy;                  /* to be processed next turn */
 	unsigned serial, rotation;
 	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
-	struct acceptor *acceptor;
+	struct acceptor *acceptor; /* started by the first turn, once server_set_limits had its say */
+	int listen_fd;
 	sd_id128_t id;
 	struct scm_registry scm;
 	struct deferred_registry deferred;
@@ -179,7 +180,7 @@ static void conn_free(struct server *s, struct conn *c)
 	intake_free(&c->in);
 	peer_requester_drop(&c->req);
 	admission_release(&s->adm, c->uid);
-	log_debug("client pid %d gone (%u connected)", (int)c->req.pid, admission_count(&s->adm));
+	log_debug("client pid %d gone", (int)c->req.pid);
 	free(c);
 }
 
@@ -337,7 +338,6 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->req = a->req;
 	c->bus = a->bus;
 	c->in = a->in;
-	c->auth_deadline = a->auth_deadline;
 	free(a);
 	c->drained = true;
 	c->serial = ++s->serial;
@@ -346,21 +346,16 @@ static int conn_new(struct server *s, struct accepted *a)
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	/* In deadline order (accept order): those that spoke late go nearer the head than those that spoke early. */
-	struct conn *after = s->auth_tail;
-	while (after && after->auth_deadline > c->auth_deadline)
-		after = after->auth_prev;
-	c->auth_prev = after;
-	c->auth_next = after ? after->auth_next : s->auth_head;
-	if (c->auth_next)
-		c->auth_next->auth_prev = c;
-	else
-		s->auth_tail = c;
-	if (after)
-		after->auth_next = c;
+	/* It spoke in time (the acceptor's deadline); now it has as long again to finish authenticating. Every
+	 * deadline is now + the same timeout: appending keeps the list in deadline order. */
+	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
+	c->auth_prev = s->auth_tail;
+	if (s->auth_tail)
+		s->auth_tail->auth_next = c;
 	else
 		s->auth_head = c;
-	log_debug("client pid %d spoke (%u connected)", (int)c->req.pid, admission_count(&s->adm));
+	s->auth_tail = c;
+	log_debug("client pid %d spoke", (int)c->req.pid);
 	return 0;
 }
 
@@ -521,13 +516,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		server_free(s);
 		return NULL;
 	}
-	/* After SIGTERM and SIGINT are blocked: the acceptor's thread starts with them blocked too. */
-	if (!(s->acceptor = acceptor_start(listen_fd, &s->adm, o, s->id, AUTH_TIMEOUT_USEC, e))) {
-		server_free(s);
-		return NULL;
-	}
-	ev.data.ptr = &tag_accepted;
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, acceptor_fd(s->acceptor), &ev);
+	s->listen_fd = listen_fd;
 	ev.data.ptr = &tag_signal;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->signal_fd, &ev);
 	ev.data.ptr = &tag_release;
@@ -536,9 +525,24 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	return s;
 }
 
+/* The acceptor, with the limits as they are now. */
+static int start_accepting(struct server *s)
+{
+	struct err e;
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &tag_accepted};
+	if (!(s->acceptor = acceptor_start(s->listen_fd, &s->adm, s->ops, s->id, AUTH_TIMEOUT_USEC, &e))) {
+		log_error("%s", e.msg);
+		return -1;
+	}
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, acceptor_fd(s->acceptor), &ev);
+	return 0;
+}
+
 int server_turn(struct server *s, int timeout_ms)
 {
 	struct epoll_event evs[64];
+	if (!s->acceptor && start_accepting(s) < 0)
+		return -1;
 	int due_ms = next_timeout(s);
 	if (due_ms >= 0 && (timeout_ms < 0 || due_ms < timeout_ms))
 		timeout_ms = due_ms;

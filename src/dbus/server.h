@@ -48,7 +48,8 @@ void *server_app(struct server *s);
 int server_run(struct server *s);
 /*
  * One turn of server_run: waits up to timeout_ms (-1: no limit) for events, but
- * not beyond what is due, handles them and whatever is due. 0, 1 on SIGTERM or SIGINT, -1 on failure. For a
+ * not beyond what is due, handles them and whatever is due. The first turn starts
+ * the thread that accepts connections (under the limits set by then). 0, 1 on SIGTERM or SIGINT, -1 on failure. For a
  * caller that drives the loop itself (tests/fuzz/fuzz_dispatch.c).
  */
 int server_turn(struct server *s, int timeout_ms);

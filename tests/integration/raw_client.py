@@ -21,6 +21,8 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   fds-with-begin     the auth up to BEGIN in one write with 4 fds attached; "closed" or "open"
   hold N SECONDS     N connections, each authenticated and pinged; print "K admitted" (those the daemon did
                      not close at once), then hold them SECONDS
+  orphan-unaccepted FILE  connect (the daemon stopped), fork, exit; once the parent is reaped the child
+                     (FILE.ready) authenticates and calls ListChildren: "closed", "error ..." or "return"
   orphan FILE        authenticate, fork, exit: the child waits until its parent has exited (unreaped
                      where the caller's parent does not wait), then calls ListChildren("memory", "") on the
                      connection and writes "return" or "error NAME: MESSAGE" to FILE
@@ -324,6 +326,25 @@ def main():
         kind, name, text = read_message(s, with_text=True)
         with open(arg, "w") as f:
             f.write("return\n" if kind == 2 else "error %s: %s\n" % (name, text))
+    elif mode == "orphan-unaccepted":
+        # Connected while the daemon is stopped; the process that connected is gone (reaped) before the
+        # daemon takes the connection; its child, which keeps it, then asks.
+        s = connect(path)
+        parent = os.getpid()
+        if os.fork() != 0:
+            os._exit(0)
+        while os.path.exists("/proc/%d" % parent):
+            time.sleep(0.02)
+        open(arg + ".ready", "w").close()
+        try:
+            authenticate(s)
+            s.sendall(method_call("ListChildren", "ss", ("memory", "")))
+            kind, name, text = read_message(s, with_text=True)
+            result = "return\n" if kind == 2 else "error %s: %s\n" % (name, text)
+        except (ConnectionError, OSError):
+            result = "closed\n"
+        with open(arg, "w") as f:
+            f.write(result)
     elif mode == "begin-first":
         # The intake and sd-bus must agree where messages start: a BEGIN that sd-bus refused must not
         # make the intake take what follows for messages (and so pass a huge one unchecked).

@@ -103,6 +103,52 @@ test_protocol_connection_cap_counts_the_user_behind_a_user_namespace() {
 	kill -TERM "$SPAWNED_PID"
 	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/cap.log")"
 }
+# A connection whose process is gone (reaped, its pid free for another) before the daemon takes it serves
+# nothing either: it is refused, or each request is (a pidfd made of the exited task says it exited).
+test_protocol_connection_of_a_process_gone_before_accept_serves_nothing() {
+	local dir=$WORK/unaccepted sock=$WORK/unaccepted/sock out
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/unaccepted.log"
+	wait_until 5 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/unaccepted.log")"
+	kill -STOP "$SPAWNED_PID"
+	run_as "$TEST_UID" "" /usr/bin/python3 "$here/raw_client.py" "$sock" orphan-unaccepted "$dir/out" &
+	SB_PIDS+=("$!")
+	wait_until 10 test -e "$dir/out.ready" || { kill -CONT "$SPAWNED_PID"; fail "the client did not connect"; }
+	kill -CONT "$SPAWNED_PID"
+	wait_until 10 test -s "$dir/out" || fail "the orphaned client wrote nothing"
+	out=$(cat "$dir/out")
+	[[ $out == closed || $out == "error org.freedesktop.DBus.Error.AccessDenied: the process that opened this connection (pid "*") has exited" ]] ||
+		fail "the client of a process gone before the accept got: $out"
+	kill -TERM "$SPAWNED_PID"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/unaccepted.log")"
+}
+
+# Out of file descriptors (RLIMIT_NOFILE 64): connections beyond what its fds allow are taken off the queue
+# and closed (not left to fill it, nor to stall anyone), and once fds are free again new ones are served.
+test_protocol_out_of_fds_refuses_connections_and_recovers() {
+	local dir=$WORK/nofds sock=$WORK/nofds/sock holder n rc=0
+	mkdir -p "$dir"
+	DAEMON_WRAPPER="prlimit --nofile=64:64 -- ${DAEMON_WRAPPER:-}" daemon_spawn "$sock" "$WORK/nofds.log"
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/nofds.log")"
+	# 40 connections held for 3 s (the holder exits then, which frees them).
+	run_as 0 "" /usr/bin/python3 "$here/raw_client.py" "$sock" hold 40 3 >"$dir/held" &
+	holder=$!
+	SB_PIDS+=("$holder")
+	wait_until 30 grep -q admitted "$dir/held" || fail "the holder did not finish connecting"
+	n=$(cut -d' ' -f1 "$dir/held")
+	echo "measured: $n of 40 connections admitted with 64 fds, $(grep -c "out of" "$WORK/nofds.log") refusals logged"
+	[ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "$n of 40 connections admitted with 64 fds"
+	grep -qE "out of (memory or )?file descriptors" "$WORK/nofds.log" || fail "no refusal for want of fds logged"
+	# Meanwhile a client is answered or refused at once, not left hanging.
+	timeout 10 "$CGM" --socket "$sock" ping >/dev/null 2>&1 || rc=$?
+	[ "$rc" != 124 ] || fail "a ping hung while the daemon was out of fds"
+	wait "$holder" || true
+	wait_until 5 "$CGM" --socket "$sock" ping || fail "no ping answered once fds were free"
+	kill -TERM "$SPAWNED_PID"
+	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/nofds.log")"
+}
+
 in_own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
 
 # A connection outlives the process that opened it (a child keeps it): the daemon serves no request on it,

@@ -710,7 +710,7 @@ static int run_kill_storm(int nclients, int parallel, unsigned long slack_kb)
 
 static volatile sig_atomic_t stop_attack;
 static bool attacker_idle, isolate;
-/* With isolate: every thread of the daemon and the probe share probe_cpu, the attackers get the other cpus. */
+/* With isolate: the daemon's serving thread and the probe share probe_cpu, the attackers get the other cpus. */
 static cpu_set_t attacker_cpus, daemon_cpus_saved;
 static int probe_cpu = -1;
 
@@ -732,22 +732,11 @@ static bool isolate_setup(void)
 	return true;
 }
 
-/* Every thread of the daemon (it accepts connections on one of its own) on the cpus of set. */
-static bool daemon_set_affinity(const cpu_set_t *set)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)daemon_pid);
-	DIR *d = opendir(path);
-	bool ok = d != NULL;
-	for (struct dirent *e; d && (e = readdir(d));)
-		if (e->d_name[0] != '.' && sched_setaffinity(atoi(e->d_name), sizeof(*set), set) < 0)
-			ok = false;
-	if (d)
-		closedir(d);
-	return ok;
-}
-
-/* Puts the probe (this process) and the whole daemon on probe_cpu, or back where the daemon was. */
+/*
+ * Puts the probe (this process) and the daemon's serving thread on probe_cpu, or back where the daemon was.
+ * The daemon's acceptor thread, which takes and refuses connections, is left to run where the scheduler puts
+ * it, beside the attackers, as on any host with more than one cpu.
+ */
 static void isolate_apply(bool on)
 {
 	cpu_set_t one;
@@ -755,10 +744,10 @@ static void isolate_apply(bool on)
 	CPU_SET(probe_cpu, &one);
 	if (on) {
 		if (sched_getaffinity(daemon_pid, sizeof(daemon_cpus_saved), &daemon_cpus_saved) < 0 ||
-		    !daemon_set_affinity(&one) || sched_setaffinity(0, sizeof(one), &one) < 0)
+		    sched_setaffinity(daemon_pid, sizeof(one), &one) < 0 || sched_setaffinity(0, sizeof(one), &one) < 0)
 			die("sched_setaffinity");
 	} else {
-		daemon_set_affinity(&daemon_cpus_saved);
+		sched_setaffinity(daemon_pid, sizeof(daemon_cpus_saved), &daemon_cpus_saved);
 		sched_setaffinity(0, sizeof(daemon_cpus_saved), &daemon_cpus_saved);
 	}
 }
