@@ -38,6 +38,10 @@ int peer_requester(int fd, struct requester *out)
 			out->cred.groups[i] = groups[i];
 	}
 	/* A peer in more groups than we hold keeps only its primary gid: never more rights than it has. */
+	/* A peer outside our pid namespace (pid 0) is served nothing that needs its pid (requester_identify
+	 * refuses it), Ping alone: nothing to pin. */
+	if (uc.pid <= 0)
+		return 0;
 	len = sizeof(pidfd);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
 		/* Newer kernels make a pidfd of an exited task too: it polls readable at once. */
