@@ -221,11 +221,27 @@ daemon_start() {
 
 daemon_stop() {
 	[ -n "$DAEMON_PID" ] || return 0
-	kill -TERM "$DAEMON_PID" 2>/dev/null
-	wait "$DAEMON_PID" 2>/dev/null
+	stop_pid "$DAEMON_PID"
 	local rc=$?
 	DAEMON_PID=
 	return $rc
+}
+
+# stop_pid PID [SECONDS]: SIGTERM to PID, a child of this shell; SIGKILL if it is still there after SECONDS
+# (default 30), so that a process that ignores SIGTERM cannot hang the suite and its sandbox. Returns its
+# exit status (137 when it had to be killed).
+stop_pid() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < ${2:-30} * 20; i++)); do
+		pid_gone "$pid" && break
+		sleep 0.05
+	done
+	if ! pid_gone "$pid"; then
+		echo "  pid $pid did not stop within ${2:-30} s of SIGTERM; killed" >&2
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
 }
 
 daemon_alive() { [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; }

@@ -211,8 +211,7 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	in_container c1 "$CGM" create memory before_restart
 	t1=$(date +%s%N)
 	base=$(((t1 - t0) / 1000000))
-	kill -TERM "$EXTRA_PID"
-	wait "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
+	stop_pid "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
 	expect_refused "cannot reach cgmanager" in_container c1 "$CGM" create memory while_down
 	extra_daemon "$UPSTREAM"
 	wait_for_socket "$UPSTREAM"
@@ -224,8 +223,7 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	expect_exists "$(sb_path memory)/c1/before_restart"
 	# Within a second of what a request costs anyway.
 	[ "$ms" -lt $((1000 + base)) ] || fail "the first request after the restart took $ms ms (without a restart: $base ms)"
-	kill -TERM "$EXTRA_PID"
-	wait "$EXTRA_PID" || true
+	stop_pid "$EXTRA_PID" || true
 }
 
 # The key API from inside container $1 (its root's host uid $2): cgproxy sends the calls to the host

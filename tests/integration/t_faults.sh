@@ -297,8 +297,7 @@ test_faults_strangers_lock_on_the_socket_dir_does_not_stop_a_start() {
 	grep -q "stayed locked by another process" "$WORK/flt_lock.log" || fail "the daemon did not say why it waited"
 	[ "$took" -ge 1500 ] || fail "the daemon answered after $took ms: it did not wait for the lock"
 	echo "measured: started in $took ms under a stranger's lock"
-	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/flt_lock.log")"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/flt_lock.log")"
 	end_pids "$holder"
 }
 flt_dir_locked() { ! flock -n "$1" true; }

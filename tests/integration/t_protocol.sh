@@ -100,8 +100,7 @@ test_protocol_connection_cap_counts_the_user_behind_a_user_namespace() {
 	expect_eq "$(cat "$dir/c0")" "2 admitted" "connections of the container's root"
 	expect_eq "$out" "1 admitted" "connections of the container's uid 1 (host 300001)"
 	grep -q "the user who made its user namespace" "$WORK/cap.log" || fail "the refusals were not logged"
-	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/cap.log")"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/cap.log")"
 }
 # A connection whose process is gone (reaped, its pid free for another) before the daemon takes it serves
 # nothing either: it is refused, or each request is (a pidfd made of the exited task says it exited).
@@ -120,8 +119,7 @@ test_protocol_connection_of_a_process_gone_before_accept_serves_nothing() {
 	out=$(cat "$dir/out")
 	[[ $out == closed || $out == "error org.freedesktop.DBus.Error.AccessDenied: the process that opened this connection (pid "*") has exited" ]] ||
 		fail "the client of a process gone before the accept got: $out"
-	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/unaccepted.log")"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/unaccepted.log")"
 }
 
 # Out of file descriptors (RLIMIT_NOFILE 64): connections beyond what its fds allow are taken off the queue
@@ -145,8 +143,7 @@ test_protocol_out_of_fds_refuses_connections_and_recovers() {
 	[ "$rc" != 124 ] || fail "a ping hung while the daemon was out of fds"
 	wait "$holder" || true
 	wait_until 5 "$CGM" --socket "$sock" ping || fail "no ping answered once fds were free"
-	kill -TERM "$SPAWNED_PID"
-	wait "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/nofds.log")"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/nofds.log")"
 }
 
 in_own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
