@@ -172,7 +172,10 @@ static void accept_one(struct acceptor *ac)
 static int start_bus(struct acceptor *ac, struct accepted *a)
 {
 	int r, bus_end = -1;
-	if ((r = intake_init(&a->in, admission_max_message(ac->adm), &bus_end)) < 0)
+	unsigned max_conns, max_conns_per_uid;
+	size_t max_message;
+	admission_get_limits(ac->adm, &max_conns, &max_conns_per_uid, &max_message);
+	if ((r = intake_init(&a->in, max_message, &bus_end)) < 0)
 		return r;
 	if ((r = sd_bus_new(&a->bus)) < 0) {
 		close(bus_end);

@@ -43,12 +43,13 @@ void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_
 	pthread_mutex_unlock(&a->lock);
 }
 
-size_t admission_max_message(struct admission *a)
+void admission_get_limits(struct admission *a, unsigned *max_conns, unsigned *max_conns_per_uid, size_t *max_message)
 {
 	pthread_mutex_lock(&a->lock);
-	size_t n = a->max_message;
+	*max_conns = a->max_conns;
+	*max_conns_per_uid = a->max_conns_per_uid;
+	*max_message = a->max_message;
 	pthread_mutex_unlock(&a->lock);
-	return n;
 }
 
 /* The slot of account, made (with no connection yet) if it has none. Under the lock. */

@@ -25,7 +25,7 @@ void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_
 void admission_destroy(struct admission *a);
 /* Zeros keep a limit as it is. */
 void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message);
-size_t admission_max_message(struct admission *a);
+void admission_get_limits(struct admission *a, unsigned *max_conns, unsigned *max_conns_per_uid, size_t *max_message);
 /*
  * Charges one connection of the peer (pid, host uid) to its account: the slot to release it with, or NULL
  * with *why set to the limit it would pass.

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -12,11 +11,26 @@
 #include <linux/nsfs.h>
 
 #include "ops/identity.h"
+#include "ops/resolve.h"
 #include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
 #endif
+
+/* The peer pinned by pidfd, unless it has exited already (newer kernels make a pidfd of an exited task too,
+ * and of a zombie every kernel does). */
+static int pinned(struct requester *r, int pidfd)
+{
+	struct err e;
+	r->pidfd = pidfd;
+	if (requester_still_alive(r, &e) < 0) {
+		close(pidfd);
+		r->pidfd = -1;
+		return -ESRCH;
+	}
+	return 0;
+}
 
 int peer_requester(int fd, struct requester *out)
 {
@@ -43,16 +57,8 @@ int peer_requester(int fd, struct requester *out)
 	if (uc.pid <= 0)
 		return 0;
 	len = sizeof(pidfd);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
-		/* Newer kernels make a pidfd of an exited task too: it polls readable at once. */
-		struct pollfd p = {.fd = pidfd, .events = POLLIN};
-		if (poll(&p, 1, 0) != 0) {
-			close(pidfd);
-			return -ESRCH;
-		}
-		out->pidfd = pidfd;
-		return 0;
-	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
+		return pinned(out, pidfd);
 	/*
 	 * Without a pidfd the peer's pid could name another process by the time a request comes: a peer
 	 * that has gone (kernels that make no pidfd of an exited task say so) or one that cannot be pinned
@@ -62,10 +68,8 @@ int peer_requester(int fd, struct requester *out)
 	 */
 	if (errno != ENOPROTOOPT)
 		return -errno;
-	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0) {
-		out->pidfd = pidfd;
-		return 0;
-	}
+	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
+		return pinned(out, pidfd);
 	/* No pidfds at all (before Linux 5.3; valgrind): every check then goes by the pid (TESTING.md). */
 	return errno == ENOSYS ? 0 : -errno;
 }

@@ -109,9 +109,7 @@ void server_set_limits(struct server *s, const struct server_limits *l)
 
 void server_get_limits(struct server *s, struct server_limits *l)
 {
-	pthread_mutex_lock(&s->adm.lock);
-	*l = (struct server_limits){s->adm.max_conns, s->adm.max_conns_per_uid, s->adm.max_message};
-	pthread_mutex_unlock(&s->adm.lock);
+	admission_get_limits(&s->adm, &l->max_conns, &l->max_conns_per_uid, &l->max_message);
 }
 
 /* --- the lists a connection is on --- */
@@ -578,7 +576,7 @@ int server_turn(struct server *s, int timeout_ms)
 			conn_free(s, p);
 		}
 	}
-	/* New connections after the clients that were waiting; some each turn however long it was, so that
+	/* New connections after the clients that were waiting; one each turn however long it was, so that
 	 * busy clients cannot keep others (root too) out. */
 	if (accepted)
 		take_accepted(s);
