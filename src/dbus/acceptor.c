@@ -54,6 +54,13 @@ static void note_refusal(struct acceptor *ac, uid_t uid, const char *why)
 	ac->refused_logged_at = now;
 }
 
+#define OUT_OF_RESOURCES "the daemon is out of memory or file descriptors"
+
+static bool out_of_resources(int r)
+{
+	return r == -ENOMEM || r == -EMFILE || r == -ENFILE;
+}
+
 static void waiting_unlink(struct acceptor *ac, struct accepted *a)
 {
 	epoll_ctl(ac->epfd, EPOLL_CTL_DEL, a->fd, NULL);
@@ -92,14 +99,18 @@ static void listen_watch(struct acceptor *ac, bool on)
 /* Out of file descriptors: the spare one makes room to take a connection off the queue and close it. */
 static void shed_one(struct acceptor *ac)
 {
+	int fd = -1;
 	if (ac->spare_fd >= 0) {
 		close(ac->spare_fd);
-		int fd = accept4(ac->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		fd = accept4(ac->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	}
+	/* Logged before the close, so that a client that sees its connection closed finds the reason logged. */
+	note_refusal(ac, (uid_t)-1, "the daemon is out of file descriptors");
+	if (ac->spare_fd >= 0) {
 		if (fd >= 0)
 			close(fd);
 		ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
-	note_refusal(ac, (uid_t)-1, "the daemon is out of file descriptors");
 	/* Not even that (the serving thread took the fd meanwhile): look again a little later rather than
 	 * spin on the listen socket, and take the spare back then. */
 	if (ac->spare_fd < 0)
@@ -126,19 +137,18 @@ static void accept_one(struct acceptor *ac)
 	else
 		slot = admission_charge(ac->adm, uc.pid, uc.uid, &why);
 	if (!slot) {
-		close(fd);
 		note_refusal(ac, uc.uid, why);
+		close(fd);
 		return;
 	}
 	struct accepted *a = calloc(1, sizeof(*a));
 	int r = a ? peer_requester(fd, &a->req) : -ENOMEM;
 	if (r < 0) {
+		note_refusal(ac, uc.uid, out_of_resources(r) ? OUT_OF_RESOURCES
+		                                             : "its process has exited (or cannot be pinned by a pidfd)");
 		close(fd);
 		admission_release(ac->adm, slot);
 		free(a);
-		note_refusal(ac, uc.uid, r == -ENOMEM || r == -EMFILE || r == -ENFILE
-		                                 ? "the daemon is out of memory or file descriptors"
-		                                 : "its process has exited (or cannot be pinned by a pidfd)");
 		return;
 	}
 	a->fd = fd;
@@ -210,7 +220,10 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 	}
 	int r = start_bus(ac, a);
 	if (r < 0) {
-		log_warn("cannot set up a client connection: %s", strerror(-r));
+		if (out_of_resources(r))
+			note_refusal(ac, a->req.cred.uid, OUT_OF_RESOURCES);
+		else
+			log_warn("cannot set up a connection of pid %d: %s", (int)a->req.pid, strerror(-r));
 		accepted_drop(ac->adm, a);
 		return true;
 	}
