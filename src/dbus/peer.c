@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
+#include "cgfs/proc.h"
 #include "ops/identity.h"
 #include "ops/resolve.h"
 #include "util/cleanup.h"
@@ -30,6 +31,20 @@ static int pinned(struct requester *r, int pidfd)
 		return -ESRCH;
 	}
 	return 0;
+}
+
+/*
+ * The process pinned by pid is the one that connected, as far as its uid tells (SO_PEERCRED gives the
+ * effective uid at connect(2)); read before pinned() checks it is still alive, so it is that process's.
+ */
+static bool same_user(int pidfd, const struct ucred *uc)
+{
+	struct proc_ids ids;
+	struct err e;
+	if (proc_ids_read(uc->pid, &ids, &e) == 0 && ids.uid[1] == uc->uid)
+		return true;
+	close(pidfd);
+	return false;
 }
 
 int peer_requester(int fd, struct requester *out)
@@ -64,12 +79,13 @@ int peer_requester(int fd, struct requester *out)
 	 * that has gone (kernels that make no pidfd of an exited task say so) or one that cannot be pinned
 	 * (out of fds) is not served. Before Linux 6.5 (ENOPROTOOPT) the daemon pins the pid
 	 * itself, now: its pid could only have been handed out again (a full turn of pid_max) in the
-	 * moment between connect(2) and this accept, not at any later time of a long connection.
+	 * moment between connect(2) and this accept, not at any later time of a long connection; and
+	 * then to a process of the same user, or the connection is refused.
 	 */
 	if (errno != ENOPROTOOPT)
 		return -errno;
 	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
-		return pinned(out, pidfd);
+		return same_user(pidfd, &uc) ? pinned(out, pidfd) : -ESRCH;
 	/* No pidfds at all (before Linux 5.3; valgrind): every check then goes by the pid (TESTING.md). */
 	return errno == ENOSYS ? 0 : -errno;
 }
