@@ -121,3 +121,8 @@ void admission_release(struct admission *a, struct uid_slot *u)
 	slot_drop_if_empty(a, u);
 	pthread_mutex_unlock(&a->lock);
 }
+
+uint64_t admission_account(const struct uid_slot *u)
+{
+	return u->account; /* set when the slot was made, before any connection held it: no lock needed */
+}

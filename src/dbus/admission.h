@@ -32,3 +32,5 @@ void admission_get_limits(struct admission *a, unsigned *max_conns, unsigned *ma
  */
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why);
 void admission_release(struct admission *a, struct uid_slot *u);
+/* The account a slot is of (0 for root): every connection of one user, and of one container, share it. */
+uint64_t admission_account(const struct uid_slot *u);

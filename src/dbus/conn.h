@@ -18,7 +18,7 @@ struct conn {
 	int fd;                 /* the client's socket: read by the intake, written by sd-bus */
 	struct intake in;
 	struct requester req;
-	struct uid_slot *uid;   /* what this connection's uid holds */
+	struct uid_slot *slot;  /* its account's connection count (dbus/admission.h) */
 	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec; 0 once a message arrived */
 	uint32_t epoll_events;
 	bool busy;              /* to be processed again next turn (on the server's busy list) */

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dbus/admission.h"
 #include "dbus/conn.h"
 #include "dbus/errors.h"
 #include "ops/identity.h"
@@ -21,7 +22,7 @@
 /* A client that has not sent its credentials by then loses the exchange. */
 #define SCM_DEADLINE_USEC (5ULL * 1000000ULL)
 /* Exchanges under way at once (each holds two fds until it ends): per connection (cgproxy relays one at a
- * time), per uid but root, and in all. */
+ * time), per account but root's (a user's, or a whole container's: admission_account), and in all. */
 #define SCM_PER_CONN 4
 #define SCM_PER_UID 32
 #define SCM_TOTAL 256
@@ -35,6 +36,7 @@ struct scm_exchange {
 	int32_t i[2];
 	struct requester proxy; /* who relayed the call: the D-Bus peer */
 	unsigned conn_serial;   /* of its connection, which may go first */
+	uint64_t account;       /* of its connection (admission_account), which SCM_PER_UID counts by */
 	struct ucred cred[2];
 	int ncred;
 	bool writing;
@@ -99,13 +101,14 @@ static int check_unix_dgram(int fd)
 /* Whether one more exchange of c fits the limits; *n is how many it is counted against. */
 static bool within_limits(const struct conn *c, const struct scm_registry *reg, unsigned *n)
 {
-	unsigned mine = 0, uids = 0;
+	unsigned mine = 0, accounts = 0;
+	uint64_t account = admission_account(c->slot);
 	for (const struct scm_exchange *x = reg->head; x; x = x->next) {
 		mine += x->conn_serial == c->serial;
-		uids += x->proxy.cred.uid == c->req.cred.uid;
+		accounts += x->account == account;
 	}
-	*n = reg->count >= SCM_TOTAL ? reg->count : mine >= SCM_PER_CONN ? mine : uids;
-	return mine < SCM_PER_CONN && (c->req.cred.uid == 0 || uids < SCM_PER_UID) && reg->count < SCM_TOTAL;
+	*n = reg->count >= SCM_TOTAL ? reg->count : mine >= SCM_PER_CONN ? mine : accounts;
+	return mine < SCM_PER_CONN && (account == 0 || accounts < SCM_PER_UID) && reg->count < SCM_TOTAL;
 }
 
 int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method)
@@ -128,6 +131,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->m = method;
 	x->fd = -1;
 	x->conn_serial = c->serial;
+	x->account = admission_account(c->slot);
 	x->proxy = c->req;
 	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection owns them and may go first */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;

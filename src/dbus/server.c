@@ -177,7 +177,7 @@ static void conn_free(struct server *s, struct conn *c)
 	sd_bus_unref(c->bus);
 	intake_free(&c->in);
 	peer_requester_drop(&c->req);
-	admission_release(&s->adm, c->uid);
+	admission_release(&s->adm, c->slot);
 	log_debug("client pid %d gone", (int)c->req.pid);
 	free(c);
 }
@@ -332,7 +332,7 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->kind = LOOP_ITEM_CONN;
 	c->srv = s;
 	c->fd = a->fd;
-	c->uid = a->slot;
+	c->slot = a->slot;
 	c->req = a->req;
 	c->bus = a->bus;
 	c->in = a->in;

@@ -53,3 +53,19 @@ test_scm_forged_victim_refused_by_kernel() {
 	grep -qx "$DAEMON_PID" "$(sb_path memory)/.cgmanager/cgroup.procs" || fail "the daemon was moved"
 	expect_ok cgm_root ping
 }
+
+# The cap on Scm exchanges under way is per account: all users of one container (a user namespace that root
+# made: one account, as for the connection caps) share 32. 33 of them each start one and go silent.
+test_scm_exchanges_capped_per_account_not_per_uid() {
+	local out n
+	out=$(run_as 0 "" "$BUILD/tests/nsexec" --map "0 100000 65536" -- sh -c "
+		for u in \$(seq 1 33); do
+			setpriv --reuid=\$u --regid=\$u --clear-groups '$BUILD/tests/scm-client' '$SOCK' CreateScm memory capped_\$u --no-cred &
+		done
+		wait" 2>&1)
+	n=$(grep -c "^dbus-error org.freedesktop.DBus.Error.LimitsExceeded: 32 Scm exchanges are under way" <<<"$out") || true
+	echo "measured: $n of 33 refused; $(grep -c "^nothing after" <<<"$out") went silent"
+	expect_eq "$n" 1 "exchanges refused to the 33 users of one container"
+	expect_eq "$(grep -c "^nothing after" <<<"$out")" 32 "silent exchanges admitted: $(sort <<<"$out" | uniq -c)"
+	expect_ok cgm_root ping
+}
