@@ -37,14 +37,11 @@ static int pinned(struct requester *r, int pidfd)
  * The process pinned by pid is the one that connected, as far as its uid tells (SO_PEERCRED gives the
  * effective uid at connect(2)); read before pinned() checks it is still alive, so it is that process's.
  */
-static bool same_user(int pidfd, const struct ucred *uc)
+static bool same_user(const struct ucred *uc)
 {
 	struct proc_ids ids;
 	struct err e;
-	if (proc_ids_read(uc->pid, &ids, &e) == 0 && ids.uid[1] == uc->uid)
-		return true;
-	close(pidfd);
-	return false;
+	return proc_ids_read(uc->pid, &ids, &e) == 0 && ids.uid[1] == uc->uid;
 }
 
 int peer_requester(int fd, struct requester *out)
@@ -84,8 +81,12 @@ int peer_requester(int fd, struct requester *out)
 	 */
 	if (errno != ENOPROTOOPT)
 		return -errno;
-	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0)
-		return same_user(pidfd, &uc) ? pinned(out, pidfd) : -ESRCH;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0) {
+		if (same_user(&uc))
+			return pinned(out, pidfd);
+		close(pidfd);
+		return -ESRCH;
+	}
 	/* No pidfds at all (before Linux 5.3; valgrind): every check then goes by the pid (TESTING.md). */
 	return errno == ENOSYS ? 0 : -errno;
 }

@@ -23,6 +23,8 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
                      not close at once), then hold them SECONDS
   orphan-unaccepted FILE  connect (the daemon stopped), fork, exit; once the parent is reaped the child
                      (FILE.ready) authenticates and calls ListChildren: "closed", "error ..." or "return"
+  setuid-unaccepted UID FILE  connect as root (the daemon stopped), become UID, write FILE.ready; then
+                     authenticate and call ListChildren: "closed", "error ..." or "return" to FILE
   orphan FILE        authenticate, fork, exit: the child waits until its parent has exited (unreaped
                      where the caller's parent does not wait), then calls ListChildren("memory", "") on the
                      connection and writes "return" or "error NAME: MESSAGE" to FILE
@@ -326,6 +328,24 @@ def main():
         kind, name, text = read_message(s, with_text=True)
         with open(arg, "w") as f:
             f.write("return\n" if kind == 2 else "error %s: %s\n" % (name, text))
+    elif mode == "setuid-unaccepted":
+        # Connected as root while the daemon is stopped, then the same process becomes another uid
+        # (what a pid handed out again to another user looks like) before the daemon takes the connection.
+        uid, out = int(arg), sys.argv[4]
+        s = connect(path)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        open(out + ".ready", "w").close()
+        try:
+            authenticate(s)
+            s.sendall(method_call("ListChildren", "ss", ("memory", "")))
+            kind, name, text = read_message(s, with_text=True)
+            result = "return\n" if kind == 2 else "error %s: %s\n" % (name, text)
+        except (ConnectionError, OSError):
+            result = "closed\n"
+        with open(out, "w") as f:
+            f.write(result)
     elif mode == "orphan-unaccepted":
         # Connected while the daemon is stopped; the process that connected is gone (reaped) before the
         # daemon takes the connection; its child, which keeps it, then asks.

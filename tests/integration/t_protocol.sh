@@ -122,6 +122,30 @@ test_protocol_connection_of_a_process_gone_before_accept_serves_nothing() {
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/unaccepted.log")"
 }
 
+# A process that connected as root and is another uid by the time the daemon takes the connection. Before
+# Linux 6.5 (lane v2's 6.1: not named protocol_, so that lane runs it) the daemon pins it by pid, and a
+# process of another uid than the one that connected is refused: that is what a pid handed out again to
+# another user looks like. From 6.5 the kernel's pidfd is of the very process that connected, which the
+# connection's credentials (root's, taken at connect) then serve.
+test_peer_pinned_by_pid_must_keep_the_uid_it_connected_with() {
+	local dir=$WORK/setuid sock=$WORK/setuid/sock out want=return
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	printf '%s\n' "$(uname -r)" 6.5 | sort -VC && want=closed # before 6.5
+	daemon_spawn "$sock" "$WORK/setuid.log"
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/setuid.log")"
+	kill -STOP "$SPAWNED_PID"
+	run_as 0 "" /usr/bin/python3 "$here/raw_client.py" "$sock" setuid-unaccepted "$TEST_UID" "$dir/out" &
+	SB_PIDS+=("$!")
+	wait_until 10 test -e "$dir/out.ready" || { kill -CONT "$SPAWNED_PID"; fail "the client did not connect"; }
+	kill -CONT "$SPAWNED_PID"
+	wait_until 10 test -s "$dir/out" || fail "the client wrote nothing"
+	out=$(cat "$dir/out")
+	echo "measured: kernel $(uname -r): $out"
+	expect_eq "$out" "$want" "the answer to a client that became uid $TEST_UID after connecting as root"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/setuid.log")"
+}
+
 # Out of file descriptors (RLIMIT_NOFILE 64): connections beyond what its fds allow are taken off the queue
 # and closed (not left to fill it, nor to stall anyone), and once fds are free again new ones are served.
 test_protocol_out_of_fds_refuses_connections_and_recovers() {
