@@ -80,6 +80,56 @@ static void row(pid_t d, const char *state)
 	fflush(stdout);
 }
 
+#define MAPPINGS_MAX 64
+
+struct mapping_rss {
+	char name[64]; /* a file's base name, or "[heap]", "[stack]", "[anon]"... */
+	long kib;
+};
+
+static int by_kib_descending(const void *a, const void *b)
+{
+	const struct mapping_rss *x = a, *y = b;
+	return (y->kib > x->kib) - (y->kib < x->kib);
+}
+
+/* Where the idle RSS is: the resident KiB of each mapped file (all its mappings) and of anonymous memory. */
+static void rss_by_mapping(pid_t pid)
+{
+	char p[64], line[512], name[64] = "[anon]";
+	struct mapping_rss m[MAPPINGS_MAX];
+	int n = 0;
+	snprintf(p, sizeof(p), "/proc/%d/smaps", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		int path_at = 0;
+		long kib;
+		/* A mapping's header: "lo-hi perms offset dev inode [path]"; the lines after it are its counts. */
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path_at) == 2 && path_at > 0) {
+			char *path = line + path_at, *base = strrchr(path, '/');
+			path[strcspn(path, "\n")] = '\0';
+			snprintf(name, sizeof(name), "%s", *path == '\0' ? "[anon]" : base ? base + 1 : path);
+		} else if (sscanf(line, "Rss: %ld kB", &kib) == 1 && kib > 0) {
+			int i = 0;
+			while (i < n && strcmp(m[i].name, name) != 0)
+				i++;
+			if (i == n && n < MAPPINGS_MAX)
+				m[n++] = (struct mapping_rss){.kib = 0}, snprintf(m[i].name, sizeof(m[i].name), "%s", name);
+			if (i < n)
+				m[i].kib += kib;
+		}
+	}
+	fclose(f);
+	qsort(m, (size_t)n, sizeof(m[0]), by_kib_descending);
+	printf("\nidle RSS by mapping:\n\n| mapping | Rss KiB |\n| --- | ---: |\n");
+	for (int i = 0; i < n; i++)
+		printf("| %s | %ld |\n", m[i].name, m[i].kib);
+	printf("\n");
+}
+
 int bench_rss(pid_t d, int nconns)
 {
 	cgm_client **cs = calloc((size_t)nconns, sizeof(*cs));
@@ -90,6 +140,7 @@ int bench_rss(pid_t d, int nconns)
 	printf("| state | VmRSS MiB | of it RssAnon | of it RssFile (libraries) | Pss MiB | VmHWM MiB | fds | RLIMIT_NOFILE soft / hard |\n"
 	       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
 	row(d, "idle, after start-up and one ping");
+	rss_by_mapping(d);
 	int idle_fds = fd_count(d);
 	uint64_t t0 = now_ns();
 	for (; made < nconns; made++) {
