@@ -61,9 +61,8 @@ static bool out_of_resources(int r)
 	return r == -ENOMEM || r == -EMFILE || r == -ENFILE;
 }
 
-static void waiting_unlink(struct acceptor *ac, struct accepted *a)
+static void waiting_remove(struct acceptor *ac, struct accepted *a)
 {
-	epoll_ctl(ac->epfd, EPOLL_CTL_DEL, a->fd, NULL);
 	if (a->prev)
 		a->prev->next = a->next;
 	else
@@ -73,6 +72,26 @@ static void waiting_unlink(struct acceptor *ac, struct accepted *a)
 	else
 		ac->tail = a->prev;
 	a->prev = a->next = NULL;
+}
+
+/* Off the list and no longer watched. */
+static void waiting_unlink(struct acceptor *ac, struct accepted *a)
+{
+	epoll_ctl(ac->epfd, EPOLL_CTL_DEL, a->fd, NULL);
+	waiting_remove(ac, a);
+}
+
+/* Its deadline from now: every deadline is now + the same timeout, so appending keeps the list in order. */
+static void waiting_append(struct acceptor *ac, struct accepted *a)
+{
+	a->auth_deadline = now_usec() + ac->auth_timeout;
+	a->prev = ac->tail;
+	a->next = NULL;
+	if (ac->tail)
+		ac->tail->next = a;
+	else
+		ac->head = a;
+	ac->tail = a;
 }
 
 void accepted_drop(struct admission *adm, struct accepted *a)
@@ -154,7 +173,6 @@ static void accept_one(struct acceptor *ac)
 	a->fd = fd;
 	a->slot = slot;
 	a->in.bus_fd = -1;
-	a->auth_deadline = now_usec() + ac->auth_timeout;
 	/* A peer whose namespaces cannot be read still connects: each request then says why it is refused. */
 	struct err e;
 	if (ac->ops && requester_identify(ac->ops, &a->req, &e) < 0)
@@ -165,13 +183,7 @@ static void accept_one(struct acceptor *ac)
 		accepted_drop(ac->adm, a);
 		return;
 	}
-	/* Every deadline is now + the same timeout: appending keeps the list in deadline order. */
-	a->prev = ac->tail;
-	if (ac->tail)
-		ac->tail->next = a;
-	else
-		ac->head = a;
-	ac->tail = a;
+	waiting_append(ac, a);
 	log_debug("client pid %d uid %u connected", (int)a->req.pid, (unsigned)a->req.cred.uid);
 }
 
@@ -210,24 +222,47 @@ static int start_bus(struct acceptor *ac, struct accepted *a)
 	return 0;
 }
 
-/* A connection spoke or hung up: handed over with its bus, or dropped. False once told to stop. */
-static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
+/*
+ * sd-bus takes the auth exchange as the intake relays it: 1 once the client is authenticated (what it sent
+ * after BEGIN waits in the intake), 0 while it is not yet, negative (with *why) when it failed. The
+ * exchange is at most INTAKE_AUTH_MAX bytes, so this ends.
+ */
+static int authenticate(struct accepted *a, const char **why)
 {
-	waiting_unlink(ac, a);
-	if (!(events & EPOLLIN)) {
-		accepted_drop(ac->adm, a); /* hung up without a byte */
-		return true;
+	for (;;) {
+		int r;
+		while ((r = sd_bus_process(a->bus, NULL)) > 0)
+			;
+		if (r < 0) {
+			*why = "the auth exchange failed";
+			return r;
+		}
+		if (sd_bus_is_ready(a->bus) > 0)
+			return 1;
+		/* A BEGIN that sd-bus did not take (one before AUTH) fails here: nothing more is relayed. */
+		if ((r = intake_pump(&a->in, a->fd, false, why)) < 0)
+			return r;
+		if (r == 0 && a->in.eof) {
+			*why = "it hung up before it was authenticated";
+			return -ECONNRESET;
+		}
+		if (r == 0)
+			return 0;
 	}
-	int r = start_bus(ac, a);
-	if (r < 0) {
-		if (out_of_resources(r))
-			note_refusal(ac, a->req.cred.uid, OUT_OF_RESOURCES);
-		else
-			log_warn("cannot set up a connection of pid %d: %s", (int)a->req.pid, strerror(-r));
-		accepted_drop(ac->adm, a);
-		return true;
-	}
-	/* The serving thread takes them at its pace; while the pipe is full, this waits (or stops). */
+}
+
+/* While it authenticates, the client is read, and written when sd-bus has replies it could not send yet. */
+static int watch_auth(struct acceptor *ac, struct accepted *a)
+{
+	int ev = sd_bus_get_events(a->bus);
+	struct epoll_event e = {.events = EPOLLIN | (ev > 0 && (ev & POLLOUT) ? EPOLLOUT : 0), .data.ptr = a};
+	return ev < 0 ? ev : epoll_ctl(ac->epfd, EPOLL_CTL_MOD, a->fd, &e) < 0 ? -errno : 0;
+}
+
+/* The serving thread takes them at its pace; while the pipe is full, this waits (or stops). False once told
+ * to stop. */
+static bool hand_over(struct acceptor *ac, struct accepted *a)
+{
 	for (;;) {
 		if (write(ac->handoff[1], &a, sizeof(a)) == sizeof(a))
 			return true;
@@ -245,6 +280,49 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 			return false;
 		}
 	}
+}
+
+/*
+ * A connection spoke, could be written or hung up. Its first byte gets it an sd-bus and a new deadline to
+ * authenticate by; once authenticated it is handed over, and on failure dropped. False once told to stop.
+ */
+static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
+{
+	const char *why = NULL;
+	bool first = !a->bus;
+	int r;
+
+	if (!(events & (EPOLLIN | EPOLLOUT))) {
+		waiting_unlink(ac, a);
+		accepted_drop(ac->adm, a); /* hung up, or an error on the socket */
+		return true;
+	}
+	if (first && (r = start_bus(ac, a)) < 0) {
+		waiting_unlink(ac, a);
+		if (out_of_resources(r))
+			note_refusal(ac, a->req.cred.uid, OUT_OF_RESOURCES);
+		else
+			log_warn("cannot set up a connection of pid %d: %s", (int)a->req.pid, strerror(-r));
+		accepted_drop(ac->adm, a);
+		return true;
+	}
+	r = authenticate(a, &why);
+	if (r == 0 && (r = watch_auth(ac, a)) == 0) {
+		/* Its first byte starts the time it has to authenticate in. */
+		if (first) {
+			waiting_remove(ac, a);
+			waiting_append(ac, a);
+		}
+		return true;
+	}
+	waiting_unlink(ac, a);
+	if (r < 0) {
+		log_info("client pid %d uid %u: %s; dropped", (int)a->req.pid, (unsigned)a->req.cred.uid,
+		         why ? why : strerror(-r));
+		accepted_drop(ac->adm, a);
+		return true;
+	}
+	return hand_over(ac, a);
 }
 
 static void expire(struct acceptor *ac)

@@ -1,8 +1,9 @@
 /*
- * The thread that takes connections off the listen socket and keeps them until they speak. It checks each
- * against the connection limits (dbus/admission.h), reads what the kernel says of its peer, waits for its
- * first byte (or its auth deadline) and only then makes its sd-bus and hands it to the serving thread. A
- * storm of connects, silent or not, costs the serving thread one hand-over per connection that speaks.
+ * The thread that takes connections off the listen socket and keeps them until they have authenticated. It
+ * checks each against the connection limits (dbus/admission.h), reads what the kernel says of its peer,
+ * waits for its first byte (or its deadline), only then makes its sd-bus, runs the auth exchange through
+ * the intake and hands it to the serving thread once it is authenticated. A storm of connects, silent,
+ * authenticating or not, costs the serving thread one hand-over per connection that authenticates.
  */
 #pragma once
 #include <stdint.h>
@@ -15,20 +16,22 @@
 
 struct acceptor;
 
-/* A connection that spoke, with its sd-bus started (as a server) and the intake relaying into it. */
+/* A connection that authenticated, its sd-bus running (as a server); what it sent after BEGIN waits in the
+ * intake, to be relayed (intake_pump) before the client is read again. */
 struct accepted {
 	int fd;                /* the client's socket, non-blocking; sd-bus writes to it */
 	struct uid_slot *slot; /* what it was charged to: admission_release it when it goes */
 	struct requester req;  /* peer_requester's, and requester_identify's if the acceptor has ops */
 	sd_bus *bus;           /* reads from the intake's socketpair; add a filter before processing it */
 	struct intake in;
-	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec (now_usec) by which it must have authenticated */
-	struct accepted *prev, *next; /* the acceptor's list of those not yet heard from */
+	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec (now_usec) by which it must speak, then authenticate */
+	struct accepted *prev, *next; /* the acceptor's list of those not yet authenticated */
 };
 
 /*
  * ops (NULL in cgproxy) only for requester_identify, which reads what never changes once the daemon runs;
- * server_id for the buses (sd_bus_set_server); auth_timeout_usec from accept to the end of authentication.
+ * server_id for the buses (sd_bus_set_server); auth_timeout_usec from accept to the first byte, and from
+ * that to the end of the auth exchange.
  */
 struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct ops *ops, sd_id128_t server_id,
                                 uint64_t auth_timeout_usec, struct err *e);

@@ -19,7 +19,6 @@ struct conn {
 	struct intake in;
 	struct requester req;
 	struct uid_slot *slot;  /* its account's connection count (dbus/admission.h) */
-	uint64_t auth_deadline; /* CLOCK_MONOTONIC usec; 0 once a message arrived */
 	uint32_t epoll_events;
 	bool busy;              /* to be processed again next turn (on the server's busy list) */
 	bool drained;           /* sd-bus has read and answered everything relayed to it */
@@ -27,7 +26,6 @@ struct conn {
 	unsigned objects;       /* which of its objects are registered on its bus (each with its first call) */
 	unsigned serial;        /* for the unique name Hello hands out, and to tell connections apart */
 	struct conn *prev, *next;           /* every connection */
-	struct conn *auth_prev, *auth_next; /* still authenticating, oldest first */
 	struct conn *busy_prev, *busy_next;
 };
 

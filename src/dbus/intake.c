@@ -210,7 +210,8 @@ static int scan_messages(struct intake *in, const uint8_t *p, size_t len, size_t
 
 int intake_pump(struct intake *in, int client_fd, bool bus_running, const char **why)
 {
-	static uint8_t buf[INTAKE_CHUNK]; /* one thread: each read is relayed or copied before the next */
+	/* Each read is relayed or copied before the next; the acceptor's thread and the serving one pump. */
+	static _Thread_local uint8_t buf[INTAKE_CHUNK];
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * INTAKE_FDS_MAX)];

@@ -21,7 +21,8 @@
 #include "ops/release.h"
 #include "util/log.h"
 
-/* A client that has not finished authenticating by then is dropped. */
+/* The acceptor drops a client that has not sent a byte by then, and one that has not authenticated by as
+ * long after its first byte. */
 #define AUTH_TIMEOUT_USEC ((uint64_t)SERVER_AUTH_TIMEOUT_SEC * 1000000ULL)
 /* Messages one connection may have processed per turn, and the time they may take (at least one is
  * processed), so that one that sends many, or costly ones, delays the others by little. */
@@ -38,7 +39,6 @@ struct server {
 	struct ops *ops;
 	int epfd, signal_fd;
 	struct conn *conns;
-	struct conn *auth_head, *auth_tail; /* authenticating, oldest (nearest deadline) first */
 	struct conn *busy;                  /* to be processed next turn */
 	unsigned serial, rotation;
 	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
@@ -114,22 +114,6 @@ void server_get_limits(struct server *s, struct server_limits *l)
 
 /* --- the lists a connection is on --- */
 
-static void auth_unlink(struct server *s, struct conn *c)
-{
-	if (!c->auth_deadline)
-		return;
-	if (c->auth_prev)
-		c->auth_prev->auth_next = c->auth_next;
-	else
-		s->auth_head = c->auth_next;
-	if (c->auth_next)
-		c->auth_next->auth_prev = c->auth_prev;
-	else
-		s->auth_tail = c->auth_prev;
-	c->auth_prev = c->auth_next = NULL;
-	c->auth_deadline = 0;
-}
-
 static void busy_add(struct server *s, struct conn *c)
 {
 	if (c->busy)
@@ -169,7 +153,6 @@ static void conn_free(struct server *s, struct conn *c)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	auth_unlink(s, c);
 	busy_remove(s, c);
 	/* Never a flush: that would wait, with every other client, for one that does not read. The bus
 	 * closes the client's socket and its end of the intake. */
@@ -266,20 +249,14 @@ static int on_any_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 	const sd_bus_vtable *vt;
 	int r;
 
-	if (c->auth_deadline) {
-		/* Authenticated: its replies now get a socket buffer of a normal size. */
-		auth_unlink(c->srv, c);
-		int sz = CONN_SNDBUF;
-		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-		/*
-		 * With its first message, the daemon opens the requester's /proc/PID/cgroup for all its requests.
-		 * Opened after its pidfd pinned it: each read is followed by a check that the pinned task still
-		 * lives, so what was read was that task's.
-		 */
-		if (c->srv->ops && c->req.cgroup_fd < 0) {
-			int fd = proc_cgroups_open(c->req.pid);
-			c->req.cgroup_fd = fd >= 0 ? fd : -1;
-		}
+	/*
+	 * With its first message, the daemon opens the requester's /proc/PID/cgroup for all its requests.
+	 * Opened after its pidfd pinned it: each read is followed by a check that the pinned task still
+	 * lives, so what was read was that task's.
+	 */
+	if (c->srv->ops && c->req.cgroup_fd < 0 && c->req.pid > 0) {
+		int fd = proc_cgroups_open(c->req.pid);
+		c->req.cgroup_fd = fd >= 0 ? fd : -1;
 	}
 	/*
 	 * A method of ours runs from here, as sd-bus would run it from the object's table (the daemon's
@@ -344,16 +321,12 @@ static int conn_new(struct server *s, struct accepted *a)
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	/* It spoke in time (the acceptor's deadline); now it has as long again to finish authenticating. Every
-	 * deadline is now + the same timeout: appending keeps the list in deadline order. */
-	c->auth_deadline = now_usec() + AUTH_TIMEOUT_USEC;
-	c->auth_prev = s->auth_tail;
-	if (s->auth_tail)
-		s->auth_tail->auth_next = c;
-	else
-		s->auth_head = c;
-	s->auth_tail = c;
-	log_debug("client pid %d spoke", (int)c->req.pid);
+	/* Authenticated: its replies get a socket buffer of a normal size (sd-bus made it 8 MiB). */
+	int sz = CONN_SNDBUF;
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* What it sent after BEGIN may all have been read already: the next turn relays it. */
+	busy_add(s, c);
+	log_debug("client pid %d authenticated", (int)c->req.pid);
 	return 0;
 }
 
@@ -439,7 +412,7 @@ static void take_accepted(struct server *s)
 		log_warn("cannot set up a client connection: %s", strerror(-r));
 }
 
-/* Milliseconds until the nearest deadline (Scm exchanges, waiting calls, auth deadlines, the release tick). */
+/* Milliseconds until the nearest deadline (Scm exchanges, waiting calls, the release tick). */
 static int next_timeout(struct server *s)
 {
 	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm), due = deferred_next_due(&s->deferred);
@@ -449,8 +422,6 @@ static int next_timeout(struct server *s)
 		return 0;
 	if (due < best)
 		best = due;
-	if (s->auth_head && s->auth_head->auth_deadline < best)
-		best = s->auth_head->auth_deadline;
 	if (best != UINT64_MAX) {
 		uint64_t ms = best <= now ? 0 : (best - now + 999) / 1000;
 		if (rel < 0 || ms < (uint64_t)rel)
@@ -464,10 +435,6 @@ static void expire(struct server *s)
 	uint64_t now = now_usec();
 	scm_registry_expire(&s->scm, now);
 	deferred_run_due(&s->deferred, now);
-	while (s->auth_head && s->auth_head->auth_deadline <= now) {
-		log_info("client pid %d did not authenticate in time; dropped", (int)s->auth_head->req.pid);
-		conn_free(s, s->auth_head);
-	}
 	/* What was busy when the turn began; what becomes busy now waits for the next turn. */
 	struct conn *todo = s->busy;
 	s->busy = NULL;
