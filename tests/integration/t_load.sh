@@ -34,16 +34,27 @@ test_load_mixed_requests() {
 
 test_load_hostile_clients() {
 	load_setup
-	# Latency is judged where the daemon runs at native speed: under ASan within x3 (it slows every call
-	# alike); under valgrind (which runs the daemon's threads serialised with its own work) it is only
-	# printed, the bounds are checked all the same.
+	# Latency is judged where the daemon runs at native speed. Under ASan within x3 for the attacks that
+	# cost the serving thread (ASan slows its calls alike), but not for the 4096-connect burst, whose cost
+	# is the acceptor's (4096 accepts and up to 64 auth exchanges at ASan's speed) competing for this VM's
+	# 2 cpus: it measured 3-5x with the code before and after the acceptor took over the auth exchange.
+	# Under valgrind (which runs the daemon's threads serialised with its own work) it is only printed.
+	# The bounds are checked in every lane.
 	# Where it is judged against 1.2x, 9 rounds: a median of 5 rounds' p99 moves by 20% on this VM alone.
-	# The 15 us: under the 4096-connect burst the serving thread still takes over 128 connections and runs
-	# 64 auth exchanges, each a unit of 10-20 us a Ping can land behind; the median of the runs in
-	# TESTING.md is +13%, single runs reach +40% on this noisy VM.
-	local ratio=1.2 rounds=9
+	# The 15 us: the serving thread still takes over each authenticated connection, a unit a Ping can land
+	# behind; runs on this noisy VM scatter from -7% to +31% (TESTING.md).
+	local ratio=1.2 rounds=9 only=${LOAD_HOSTILE_ONLY:-}
 	case $LANE in host) ;; host-asan) ratio=3 rounds=5 ;; *) ratio=0 rounds=5 ;; esac
-	load_run --rss-slack-kb "$(load_slack)" --attacker-idle --isolate-cpus --p99-ratio "$ratio" --p99-slack-us 15 \
-		--rounds "$rounds" --seconds "$((rounds * 6 / 10))" \
-		${LOAD_HOSTILE_ONLY:+--only "$LOAD_HOSTILE_ONLY"} hostile
+	if [ "$LANE" = host-asan ] && [ -z "$only" ]; then
+		hostile_run 0 "$rounds" conns
+		only=noauth,bigmsg,flood
+	fi
+	hostile_run "$ratio" "$rounds" "$only"
+}
+
+# hostile_run RATIO ROUNDS [KINDS]: cgm-load's hostile attacks (all, or KINDS), latency judged against RATIO
+# (0: printed only).
+hostile_run() {
+	load_run --rss-slack-kb "$(load_slack)" --attacker-idle --isolate-cpus --p99-ratio "$1" --p99-slack-us 15 \
+		--rounds "$2" --seconds "$(($2 * 6 / 10))" ${3:+--only "$3"} hostile
 }
