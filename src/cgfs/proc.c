@@ -129,10 +129,16 @@ const char *proc_cgroups_path(const struct proc_cgroups *pc, int id)
 
 static int parse_id_line(const char *text, const char *key, unsigned out[4])
 {
-	const char *p = strstr(text, key);
-	if (!p || (p != text && p[-1] != '\n'))
+	/* The line that starts with key: a process names itself (Name:, on a line the kernel escapes), and a
+	 * name like "xUid:" must neither stand in for its ids nor hide them. */
+	const char *p = text;
+	size_t n = strlen(key);
+	while (p && strncmp(p, key, n) != 0)
+		if ((p = strchr(p, '\n')))
+			p++;
+	if (!p)
 		return -EINVAL;
-	p += strlen(key);
+	p += n;
 	for (int i = 0; i < 4; i++) {
 		char *end;
 		errno = 0;

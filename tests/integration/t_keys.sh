@@ -188,6 +188,21 @@ test_keys_kill_catches_forks_and_spares_other_users() {
 	cgm_root delete k_kill
 }
 
+# A task names itself (its comm, the Name: line of /proc/PID/status): a name that looks like an id line
+# ("xUid:") neither stands in for its ids nor hides them, so it is moved and killed like any other.
+test_keys_a_task_named_like_an_id_line_is_moved_and_killed() {
+	local pid i
+	cgm_root new k_name/a
+	pid=$(spawn_as "$TEST_UID" k_name sh -c 'printf xUid: >/proc/self/comm; while :; do sleep 1; done')
+	for i in $(seq 100); do [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = xUid: ] && break; sleep 0.02; done
+	expect_eq "$(cat "/proc/$pid/comm")" xUid: "the task's name"
+	cgm_root movepid memory k_name/a "$pid"
+	expect_in_cgroup "$pid" memory k_name/a
+	cgm_root kill k_name
+	wait_until 5 gone "$pid" || fail "Kill left the task named xUid: running"
+	cgm_root delete k_name
+}
+
 test_keys_delete_needs_force_for_a_populated_tree() {
 	local pid h
 	cgm_root new k_dl/inner

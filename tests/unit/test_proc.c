@@ -40,6 +40,11 @@ static void parses_status_ids(void)
 	CHECK(ids.gid[0] == 50 && ids.gid[3] == 53);
 	CHECK(proc_status_parse_ids("Name:\tx\n", &ids) < 0);
 	CHECK(proc_status_parse_ids("Uid:\t1\t2\nGid:\t1\t2\t3\t4\n", &ids) < 0);
+	/* A process whose name holds "Uid:" (comm is the process's to set) is read by its real lines. */
+	text = "Name:\txUid:\nUmask:\t0022\nUid:\t7\t7\t7\t7\nGid:\t8\t8\t8\t8\n";
+	CHECK(proc_status_parse_ids(text, &ids) == 0 && ids.uid[1] == 7 && ids.gid[1] == 8);
+	text = "Name:\tUid:0000000000\nUid:\t7\t7\t7\t7\nGid:\t8\t8\t8\t8\n";
+	CHECK(proc_status_parse_ids(text, &ids) == 0 && ids.uid[0] == 7);
 }
 
 static bool same_cgroups(const struct proc_cgroups *a, const struct proc_cgroups *b)
