@@ -36,6 +36,7 @@ struct acceptor {
 	struct accepted *head, *tail; /* not heard from yet, oldest (nearest deadline) first */
 	unsigned refused;
 	uint64_t refused_logged_at;
+	uint8_t scratch[INTAKE_CHUNK]; /* intake_pump's read buffer on this thread */
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -163,8 +164,10 @@ static void accept_one(struct acceptor *ac)
 	struct accepted *a = calloc(1, sizeof(*a));
 	int r = a ? peer_requester(fd, &a->req) : -ENOMEM;
 	if (r < 0) {
-		note_refusal(ac, uc.uid, out_of_resources(r) ? OUT_OF_RESOURCES
-		                                             : "its process has exited (or cannot be pinned by a pidfd)");
+		note_refusal(ac, uc.uid,
+		             out_of_resources(r) ? OUT_OF_RESOURCES
+		             : r == -EPERM       ? "its pid names a process of another uid (before Linux 6.5: reused?)"
+		                                 : "its process has exited (or cannot be pinned by a pidfd)");
 		close(fd);
 		admission_release(ac->adm, slot);
 		free(a);
@@ -227,12 +230,15 @@ static int start_bus(struct acceptor *ac, struct accepted *a)
  * after BEGIN waits in the intake), 0 while it is not yet, negative (with *why) when it failed. The
  * exchange is at most INTAKE_AUTH_MAX bytes, so this ends.
  */
-static int authenticate(struct accepted *a, const char **why)
+static int authenticate(struct acceptor *ac, struct accepted *a, const char **why)
 {
 	for (;;) {
 		int r;
+		/* Until sd-bus is through, or its replies wait for the client to read (it takes BEGIN only once
+		 * they are written: watch_auth then waits for the socket to be writable). */
 		while ((r = sd_bus_process(a->bus, NULL)) > 0)
-			;
+			if ((sd_bus_get_events(a->bus) & POLLOUT) && sd_bus_is_ready(a->bus) <= 0)
+				return 0;
 		if (r < 0) {
 			*why = "the auth exchange failed";
 			return r;
@@ -240,7 +246,7 @@ static int authenticate(struct accepted *a, const char **why)
 		if (sd_bus_is_ready(a->bus) > 0)
 			return 1;
 		/* A BEGIN that sd-bus did not take (one before AUTH) fails here: nothing more is relayed. */
-		if ((r = intake_pump(&a->in, a->fd, false, why)) < 0)
+		if ((r = intake_pump(&a->in, a->fd, false, ac->scratch, why)) < 0)
 			return r;
 		if (r == 0 && a->in.eof) {
 			*why = "it hung up before it was authenticated";
@@ -306,7 +312,7 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 		accepted_drop(ac->adm, a);
 		return true;
 	}
-	r = authenticate(a, &why);
+	r = authenticate(ac, a, &why);
 	if (r == 0 && (r = watch_auth(ac, a)) == 0) {
 		/* Its first byte starts the time it has to authenticate in. */
 		if (first) {
@@ -317,8 +323,12 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 	}
 	waiting_unlink(ac, a);
 	if (r < 0) {
-		log_info("client pid %d uid %u: %s; dropped", (int)a->req.pid, (unsigned)a->req.cred.uid,
-		         why ? why : strerror(-r));
+		/* Hanging up is every client's right: not worth a line of the log each. */
+		if (r == -ECONNRESET)
+			log_debug("client pid %d: %s; dropped", (int)a->req.pid, why);
+		else
+			log_info("client pid %d uid %u: %s; dropped", (int)a->req.pid, (unsigned)a->req.cred.uid,
+			         why ? why : strerror(-r));
 		accepted_drop(ac->adm, a);
 		return true;
 	}

@@ -208,15 +208,13 @@ static int scan_messages(struct intake *in, const uint8_t *p, size_t len, size_t
 	return 0;
 }
 
-int intake_pump(struct intake *in, int client_fd, bool bus_running, const char **why)
+int intake_pump(struct intake *in, int client_fd, bool bus_running, uint8_t buf[INTAKE_CHUNK], const char **why)
 {
-	/* Each read is relayed or copied before the next; the acceptor's thread and the serving one pump. */
-	static _Thread_local uint8_t buf[INTAKE_CHUNK];
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int) * INTAKE_FDS_MAX)];
 	} ctl;
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct iovec iov = {.iov_base = buf, .iov_len = INTAKE_CHUNK};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	int fds[INTAKE_FDS_MAX], nfds = 0, r = 0;
 	size_t used = 0, last_start = SIZE_MAX;

@@ -41,7 +41,8 @@ void intake_free(struct intake *in);
 bool intake_pending(const struct intake *in);
 /*
  * Passes on what the bus socket did not take before, then reads once from the
- * client's fd (at most INTAKE_CHUNK) and relays it. Call it only once sd-bus
+ * client's fd (at most INTAKE_CHUNK, into buf: the calling thread's, reused
+ * from one call to the next) and relays it. Call it only once sd-bus
  * has read and handled everything relayed before; bus_running says whether
  * sd-bus has finished the auth exchange. Returns 1 when bytes went to sd-bus,
  * 0 when none (nothing to read, the bus socket is full, or the client hung up:
@@ -54,4 +55,4 @@ bool intake_pending(const struct intake *in);
  * after a BEGIN is relayed until sd-bus is running, and a client whose BEGIN
  * sd-bus did not take is refused.
  */
-int intake_pump(struct intake *in, int client_fd, bool bus_running, const char **why);
+int intake_pump(struct intake *in, int client_fd, bool bus_running, uint8_t buf[INTAKE_CHUNK], const char **why);

@@ -37,11 +37,13 @@ static int pinned(struct requester *r, int pidfd)
  * The process pinned by pid is the one that connected, as far as its uid tells (SO_PEERCRED gives the
  * effective uid at connect(2)); read before pinned() checks it is still alive, so it is that process's.
  */
-static bool same_user(const struct ucred *uc)
+static int same_user(const struct ucred *uc)
 {
 	struct proc_ids ids;
 	struct err e;
-	return proc_ids_read(uc->pid, &ids, &e) == 0 && ids.uid[1] == uc->uid;
+	if (proc_ids_read(uc->pid, &ids, &e) < 0)
+		return e.kind == ERR_LIMIT ? -EMFILE : -ESRCH;
+	return ids.uid[1] == uc->uid ? 0 : -EPERM;
 }
 
 int peer_requester(int fd, struct requester *out)
@@ -82,10 +84,11 @@ int peer_requester(int fd, struct requester *out)
 	if (errno != ENOPROTOOPT)
 		return -errno;
 	if ((pidfd = (int)syscall(SYS_pidfd_open, uc.pid, 0)) >= 0) {
-		if (same_user(&uc))
+		int r = same_user(&uc);
+		if (r == 0)
 			return pinned(out, pidfd);
 		close(pidfd);
-		return -ESRCH;
+		return r;
 	}
 	/* No pidfds at all (before Linux 5.3; valgrind): every check then goes by the pid (TESTING.md). */
 	return errno == ENOSYS ? 0 : -errno;

@@ -8,7 +8,8 @@
 /*
  * SO_PEERCRED, SO_PEERGROUPS and SO_PEERPIDFD, taken at connect time (before Linux 6.5, a pidfd of the pid
  * then). Fails (-ESRCH and the like) for a peer that has exited or cannot be pinned by a pidfd, but where
- * the kernel has no pidfds at all.
+ * the kernel has no pidfds at all; -EPERM before Linux 6.5 when the process of its pid has another
+ * effective uid than the one that connected; -EMFILE, -ENOMEM when the daemon is out of them.
  */
 int peer_requester(int fd, struct requester *out);
 /* Closes and frees what peer_requester and requester_identify gave r. */

@@ -49,6 +49,7 @@ struct server {
 	struct deferred_registry deferred;
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
+	uint8_t scratch[INTAKE_CHUNK]; /* intake_pump's read buffer on this thread */
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -382,7 +383,7 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 		conn_throttle(c);
 		if (!c->drained || c->throttled || pumped || c->in.eof)
 			break;
-		r = intake_pump(&c->in, c->fd, sd_bus_is_ready(c->bus) > 0, &why);
+		r = intake_pump(&c->in, c->fd, sd_bus_is_ready(c->bus) > 0, s->scratch, &why);
 		if (r < 0) {
 			log_info("client pid %d uid %u: %s; dropped", (int)c->req.pid, (unsigned)c->req.cred.uid, why);
 			return false;
