@@ -20,6 +20,8 @@
 #define REFUSAL_LOG_USEC (10ULL * 1000000ULL)
 /* Out of file descriptors with no spare one left: the pause before the listen socket is looked at again. */
 #define NO_FDS_PAUSE_USEC 100000
+/* sd-bus steps through a whole auth exchange in fewer (read, reply, write, BEGIN). */
+#define AUTH_STEPS_MAX 16
 /* Room for hand-overs the serving thread has not taken yet (the pipe's default, 64 KiB, holds 8192). */
 #define HANDOFF_PIPE_BYTES (1024 * 1024)
 
@@ -234,10 +236,11 @@ static int authenticate(struct acceptor *ac, struct accepted *a, const char **wh
 {
 	for (;;) {
 		int r;
-		/* Until sd-bus is through, or its replies wait for the client to read (it takes BEGIN only once
-		 * they are written: watch_auth then waits for the socket to be writable). */
-		while ((r = sd_bus_process(a->bus, NULL)) > 0)
-			if ((sd_bus_get_events(a->bus) & POLLOUT) && sd_bus_is_ready(a->bus) <= 0)
+		/* Until sd-bus is through. It takes BEGIN only once its replies are written, and reports progress
+		 * meanwhile: after a few steps with replies the client does not read, watch_auth waits for the
+		 * socket to be writable instead. */
+		for (int step = 0; (r = sd_bus_process(a->bus, NULL)) > 0; step++)
+			if (step >= AUTH_STEPS_MAX && (sd_bus_get_events(a->bus) & POLLOUT))
 				return 0;
 		if (r < 0) {
 			*why = "the auth exchange failed";

@@ -554,6 +554,11 @@ int server_turn(struct server *s, int timeout_ms)
 	return 0;
 }
 
+bool server_serves_any(const struct server *s)
+{
+	return s->conns != NULL;
+}
+
 int server_run(struct server *s)
 {
 	int r;

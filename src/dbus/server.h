@@ -53,4 +53,6 @@ int server_run(struct server *s);
  * caller that drives the loop itself (tests/fuzz/fuzz_dispatch.c).
  */
 int server_turn(struct server *s, int timeout_ms);
+/* Whether the serving thread has taken over any connection (the acceptor hands them over authenticated). */
+bool server_serves_any(const struct server *s);
 void server_free(struct server *s);

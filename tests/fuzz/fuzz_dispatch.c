@@ -712,14 +712,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	           sd_bus_start(client) >= 0);
 
 	/* Authenticated first: sd-bus would otherwise wait (blocking) for the fd-passing answer to send an fd.
-	 * The server's acceptor thread takes the connection meanwhile, on a busy machine maybe slowly: the
-	 * first turn waits for it (up to 10 s; it returns as soon as the connection is handed over). */
-	for (int t = 0; t < 64 && sd_bus_is_ready(client) <= 0; t++) {
+	 * The server's acceptor thread runs the auth exchange and then hands the connection over, on a busy
+	 * machine maybe slowly: turns of up to 100 ms (each returns as soon as something happens) for up to
+	 * 10 s, until the client reads that it is authenticated and the server has taken the connection. */
+	for (uint64_t until = now_usec() + 10000000; now_usec() < until;) {
 		while (sd_bus_process(client, NULL) > 0)
 			;
-		FUZZ_CHECK(server_turn(s, t == 0 ? 10000 : 0) == 0);
+		if (sd_bus_is_ready(client) > 0 && server_serves_any(s))
+			break;
+		FUZZ_CHECK(server_turn(s, 100) == 0);
 	}
-	FUZZ_CHECK(sd_bus_is_ready(client) > 0);
+	FUZZ_CHECK(sd_bus_is_ready(client) > 0 && server_serves_any(s));
 	FUZZ_CHECK(sd_bus_message_new_method_call(client, &m, NULL, path, me->iface, me->member) >= 0);
 	if (b2 & 1)
 		make_sig(&in, sig, sizeof(sig));
