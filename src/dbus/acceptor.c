@@ -327,11 +327,12 @@ static bool heard_from(struct acceptor *ac, struct accepted *a, uint32_t events)
 	waiting_unlink(ac, a);
 	if (r < 0) {
 		/* Hanging up is every client's right: not worth a line of the log each. */
+		if (!why)
+			why = strerror(-r);
 		if (r == -ECONNRESET)
 			log_debug("client pid %d: %s; dropped", (int)a->req.pid, why);
 		else
-			log_info("client pid %d uid %u: %s; dropped", (int)a->req.pid, (unsigned)a->req.cred.uid,
-			         why ? why : strerror(-r));
+			log_info("client pid %d uid %u: %s; dropped", (int)a->req.pid, (unsigned)a->req.cred.uid, why);
 		accepted_drop(ac->adm, a);
 		return true;
 	}
