@@ -85,7 +85,7 @@ test_daemon_steps_aside_into_leaf() {
 test_daemon_serves_only_its_subtree() {
 	# The root the daemon serves is the sandbox: "/" from the daemon's view is the sandbox.
 	local pid out
-	pid=$(spawn_as 0 "" sleep 30)
+	pid=$(spawn_sleeper 0 "")
 	expect_eq "$(cgm_root getpidcgroupabs memory "$pid")" / "abs path of a sandbox-root task"
 	# A task outside the sandbox (this test runner itself) is out of reach, even for root.
 	expect_refused "outside .* the tree this daemon manages" cgm_root getpidcgroupabs memory $$
