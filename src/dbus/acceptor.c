@@ -38,7 +38,9 @@ struct acceptor {
 	struct accepted *head, *tail; /* not heard from yet, oldest (nearest deadline) first */
 	unsigned refused;
 	uint64_t refused_logged_at;
-	uint8_t scratch[INTAKE_CHUNK]; /* intake_pump's read buffer on this thread */
+	/* intake_pump's read buffer on this thread; malloc'ed apart, so that its pages are touched only as far as
+	 * reads fill them (calloc would clear it all) */
+	uint8_t *scratch;
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -401,8 +403,9 @@ struct acceptor *acceptor_start(int listen_fd, struct admission *a, const struct
 	ac->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ac->stop_fd = eventfd(0, EFD_CLOEXEC);
 	ac->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ac->scratch = malloc(INTAKE_CHUNK);
 	struct epoll_event el = {.events = EPOLLIN, .data.ptr = &tag_listen}, es = {.events = EPOLLIN, .data.ptr = &tag_stop};
-	if (ac->epfd < 0 || ac->stop_fd < 0 || pipe2(ac->handoff, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	if (!ac->scratch || ac->epfd < 0 || ac->stop_fd < 0 || pipe2(ac->handoff, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    (fcntl(ac->handoff[1], F_SETPIPE_SZ, HANDOFF_PIPE_BYTES) < 0 && errno != EPERM) ||
 	    epoll_ctl(ac->epfd, EPOLL_CTL_ADD, listen_fd, &el) < 0 || epoll_ctl(ac->epfd, EPOLL_CTL_ADD, ac->stop_fd, &es) < 0) {
 		err_errno(e, errno, "cannot set up the thread that accepts connections");
@@ -462,5 +465,6 @@ void acceptor_stop(struct acceptor *ac)
 		close(ac->epfd);
 	if (ac->spare_fd >= 0)
 		close(ac->spare_fd);
+	free(ac->scratch);
 	free(ac);
 }

@@ -49,7 +49,7 @@ struct server {
 	struct deferred_registry deferred;
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
-	uint8_t scratch[INTAKE_CHUNK]; /* intake_pump's read buffer on this thread */
+	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
 };
 
 /* Tags for the epoll entries that are not connections. */
@@ -470,6 +470,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	s->app = app;
 	s->signal_fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->scratch = malloc(INTAKE_CHUNK);
 	sd_id128_randomize(&s->id);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -477,7 +478,7 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s->epfd < 0 || s->signal_fd < 0) {
+	if (!s->scratch || s->epfd < 0 || s->signal_fd < 0) {
 		err_errno(e, errno, "cannot set up the event loop");
 		server_free(s);
 		return NULL;
@@ -581,5 +582,6 @@ void server_free(struct server *s)
 	if (s->epfd >= 0)
 		close(s->epfd);
 	admission_destroy(&s->adm);
+	free(s->scratch);
 	free(s);
 }
