@@ -14,6 +14,7 @@
 #include "dbus/conn.h"
 #include "dbus/peer.h"
 #include "ops/identity.h"
+#include "util/list.h"
 #include "util/log.h"
 
 /* How often refusals are logged at most (the rest are counted), in usec. */
@@ -68,15 +69,7 @@ static bool out_of_resources(int r)
 
 static void waiting_remove(struct acceptor *ac, struct accepted *a)
 {
-	if (a->prev)
-		a->prev->next = a->next;
-	else
-		ac->head = a->next;
-	if (a->next)
-		a->next->prev = a->prev;
-	else
-		ac->tail = a->prev;
-	a->prev = a->next = NULL;
+	LIST_REMOVE_TAILED(ac->head, ac->tail, a, prev, next);
 }
 
 /* Off the list and no longer watched. */
@@ -90,13 +83,7 @@ static void waiting_unlink(struct acceptor *ac, struct accepted *a)
 static void waiting_append(struct acceptor *ac, struct accepted *a)
 {
 	a->auth_deadline = now_usec() + ac->auth_timeout;
-	a->prev = ac->tail;
-	a->next = NULL;
-	if (ac->tail)
-		ac->tail->next = a;
-	else
-		ac->head = a;
-	ac->tail = a;
+	LIST_APPEND_TAILED(ac->head, ac->tail, a, prev, next);
 }
 
 void accepted_drop(struct admission *adm, struct accepted *a)

@@ -17,6 +17,7 @@
 #include "ops/ops.h"
 #include "scm/scm_io.h"
 #include "scm/scm_out.h"
+#include "util/list.h"
 #include "util/log.h"
 
 /* A client that has not sent its credentials by then loses the exchange. */
@@ -49,12 +50,7 @@ struct scm_exchange {
 static void exchange_free(struct scm_exchange *x)
 {
 	struct scm_registry *reg = server_scm(x->srv);
-	if (x->prev)
-		x->prev->next = x->next;
-	else
-		reg->head = x->next;
-	if (x->next)
-		x->next->prev = x->prev;
+	LIST_REMOVE(reg->head, x, prev, next);
 	reg->count--;
 	if (x->fd >= 0) {
 		epoll_ctl(server_epoll_fd(x->srv), EPOLL_CTL_DEL, x->fd, NULL);
@@ -137,10 +133,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 	x->proxy.cgroup_fd = -1; /* the connection's, and it may go first */
 	x->deadline = now_usec() + SCM_DEADLINE_USEC;
-	x->next = reg->head;
-	if (reg->head)
-		reg->head->prev = x;
-	reg->head = x;
+	LIST_PREPEND(reg->head, x, prev, next);
 	reg->count++;
 
 	r = read_args(m, x);

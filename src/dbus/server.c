@@ -19,6 +19,7 @@
 #include "dbus/scm_server.h"
 #include "dbus/deferred.h"
 #include "ops/release.h"
+#include "util/list.h"
 #include "util/log.h"
 
 /* The acceptor drops a client that has not sent a byte by then, and one that has not authenticated by as
@@ -120,24 +121,14 @@ static void busy_add(struct server *s, struct conn *c)
 	if (c->busy)
 		return;
 	c->busy = true;
-	c->busy_prev = NULL;
-	c->busy_next = s->busy;
-	if (s->busy)
-		s->busy->busy_prev = c;
-	s->busy = c;
+	LIST_PREPEND(s->busy, c, busy_prev, busy_next);
 }
 
 static void busy_remove(struct server *s, struct conn *c)
 {
 	if (!c->busy)
 		return;
-	if (c->busy_prev)
-		c->busy_prev->busy_next = c->busy_next;
-	else
-		s->busy = c->busy_next;
-	if (c->busy_next)
-		c->busy_next->busy_prev = c->busy_prev;
-	c->busy_prev = c->busy_next = NULL;
+	LIST_REMOVE(s->busy, c, busy_prev, busy_next);
 	c->busy = false;
 }
 
@@ -148,12 +139,7 @@ static void conn_free(struct server *s, struct conn *c)
 	deferred_cancel_conn(&s->deferred, c);
 	scm_registry_cancel_conn(&s->scm, c->serial);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		s->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	LIST_REMOVE(s->conns, c, prev, next);
 	busy_remove(s, c);
 	/* Never a flush: that would wait, with every other client, for one that does not read. The bus
 	 * closes the client's socket and its end of the intake. */
@@ -318,10 +304,7 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->drained = true;
 	c->serial = ++s->serial;
 	c->epoll_events = EPOLLIN;
-	c->next = s->conns;
-	if (s->conns)
-		s->conns->prev = c;
-	s->conns = c;
+	LIST_PREPEND(s->conns, c, prev, next);
 	/* Authenticated: its replies get a socket buffer of a normal size (sd-bus made it 8 MiB). */
 	int sz = CONN_SNDBUF;
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
