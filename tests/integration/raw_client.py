@@ -171,6 +171,21 @@ def wait_closed(s, timeout=5.0):
             return True
 
 
+
+def list_children_to(s, out, authenticated=False):
+    """Authenticates (unless done), calls ListChildren("memory", "") and writes to the file out what came
+    back: "return", "error NAME: MESSAGE", or "closed" when the daemon hung up."""
+    try:
+        if not authenticated:
+            authenticate(s)
+        s.sendall(method_call("ListChildren", "ss", ("memory", "")))
+        kind, name, text = read_message(s, with_text=True)
+        result = "return\n" if kind == 2 else "error %s: %s\n" % (name, text)
+    except (ConnectionError, OSError):
+        result = "closed\n"
+    with open(out, "w") as f:
+        f.write(result)
+
 def ping(path):
     s = connect(path)
     authenticate(s)
@@ -324,10 +339,7 @@ def main():
             except FileNotFoundError:
                 break
             time.sleep(0.02)
-        s.sendall(method_call("ListChildren", "ss", ("memory", "")))
-        kind, name, text = read_message(s, with_text=True)
-        with open(arg, "w") as f:
-            f.write("return\n" if kind == 2 else "error %s: %s\n" % (name, text))
+        list_children_to(s, arg, authenticated=True)
     elif mode == "setuid-unaccepted":
         # Connected as root while the daemon is stopped, then the same process becomes another uid
         # (what a pid handed out again to another user looks like) before the daemon takes the connection.
@@ -337,15 +349,7 @@ def main():
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         open(out + ".ready", "w").close()
-        try:
-            authenticate(s)
-            s.sendall(method_call("ListChildren", "ss", ("memory", "")))
-            kind, name, text = read_message(s, with_text=True)
-            result = "return\n" if kind == 2 else "error %s: %s\n" % (name, text)
-        except (ConnectionError, OSError):
-            result = "closed\n"
-        with open(out, "w") as f:
-            f.write(result)
+        list_children_to(s, out)
     elif mode == "orphan-unaccepted":
         # Connected while the daemon is stopped; the process that connected is gone (reaped) before the
         # daemon takes the connection; its child, which keeps it, then asks.
@@ -356,15 +360,7 @@ def main():
         while os.path.exists("/proc/%d" % parent):
             time.sleep(0.02)
         open(arg + ".ready", "w").close()
-        try:
-            authenticate(s)
-            s.sendall(method_call("ListChildren", "ss", ("memory", "")))
-            kind, name, text = read_message(s, with_text=True)
-            result = "return\n" if kind == 2 else "error %s: %s\n" % (name, text)
-        except (ConnectionError, OSError):
-            result = "closed\n"
-        with open(arg, "w") as f:
-            f.write(result)
+        list_children_to(s, arg)
     elif mode == "begin-first":
         # The intake and sd-bus must agree where messages start: a BEGIN that sd-bus refused must not
         # make the intake take what follows for messages (and so pass a huge one unchecked).
