@@ -36,7 +36,7 @@ struct acceptor {
 	bool started;          /* the thread runs (acceptor_stop joins it) */
 	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
 	int handoff[2]; /* pointers to struct accepted, one write each (atomic: smaller than PIPE_BUF) */
-	struct accepted *head, *tail; /* not heard from yet, oldest (nearest deadline) first */
+	struct accepted *head, *tail; /* not yet authenticated, nearest deadline first */
 	unsigned refused;
 	uint64_t refused_logged_at;
 	/* intake_pump's read buffer on this thread; malloc'ed apart, so that its pages are touched only as far as
