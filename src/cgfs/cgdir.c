@@ -117,18 +117,18 @@ void pidv_free(pidv *p)
 	*p = (pidv){0};
 }
 
-int cgdir_procs(int cgfd, pidv *out)
+/* Appends the numbers of a cgroup.procs or cgroup.threads text; with to_tgid, each thread's process. */
+static int parse_ids(const char *text, bool to_tgid, pidv *out)
 {
-	_cleanup_free_ char *text = NULL;
-	int r = cgdir_read(cgfd, "cgroup.procs", &text);
-	if (r < 0)
-		return r;
-	for (char *p = text; *p;) {
+	for (const char *p = text; *p;) {
 		char *end;
-		long pid = strtol(p, &end, 10);
+		long id = strtol(p, &end, 10);
+		int r;
 		if (end == p)
 			break;
-		if (pid > 0 && (r = pidv_push(out, (pid_t)pid)) < 0)
+		if (id > 0 && to_tgid)
+			id = proc_tgid_read((pid_t)id); /* a thread gone meanwhile: left out */
+		if (id > 0 && (r = pidv_push(out, (pid_t)id)) < 0)
 			return r;
 		p = end;
 		while (*p == '\n')
@@ -137,43 +137,20 @@ int cgdir_procs(int cgfd, pidv *out)
 	return 0;
 }
 
-static int populated_v1(int cgfd)
+int cgdir_procs(int cgfd, pidv *out)
 {
-	pidv pids = {0};
-	strv kids = {0};
-	int r = cgdir_procs(cgfd, &pids);
-	if (r < 0)
-		return r;
-	if (pids.n) {
-		pidv_free(&pids);
-		return 1;
+	_cleanup_free_ char *text = NULL;
+	int r = cgdir_read(cgfd, "cgroup.procs", &text);
+	/*
+	 * A threaded cgroup2 cgroup refuses to list processes (EOPNOTSUPP); its threads are listed, and their
+	 * processes are what a kill or a check must reach (a process's threads may sit in several of them).
+	 */
+	if (r == -EOPNOTSUPP) {
+		if ((r = cgdir_read(cgfd, "cgroup.threads", &text)) < 0)
+			return r;
+		return parse_ids(text, true, out);
 	}
-	r = cgdir_children(cgfd, &kids);
-	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
-		_cleanup_close_ int kfd = cgdir_open_beneath(cgfd, kids.v[i]);
-		if (kfd < 0)
-			continue; /* removed meanwhile: empty */
-		r = populated_v1(kfd);
-		if (r != 0)
-			break;
-	}
-	strv_free(&kids);
-	return r;
-}
-
-int cgdir_populated(int cgfd, bool unified)
-{
-	_cleanup_free_ char *events = NULL;
-	const char *p;
-	int r;
-
-	if (!unified)
-		return populated_v1(cgfd);
-	r = cgdir_read(cgfd, "cgroup.events", &events);
-	if (r < 0)
-		return r;
-	p = strstr(events, "populated ");
-	return p ? p[10] == '1' : -EIO;
+	return r < 0 ? r : parse_ids(text, false, out);
 }
 
 int cgdir_chown_all(int cgfd, uid_t uid, gid_t gid)

@@ -35,10 +35,8 @@ int pidv_push(pidv *p, pid_t pid);
 void pidv_sort_unique(pidv *p);
 void pidv_free(pidv *p);
 
-/* Appends the pids of cgroup.procs. */
+/* Appends the pids of cgroup.procs (of a threaded cgroup2 cgroup: the processes of its threads). */
 int cgdir_procs(int cgfd, pidv *out);
-/* True if the cgroup or a descendant has a task; -errno on failure. */
-int cgdir_populated(int cgfd, bool unified);
 
 /* Chowns the directory and every file in it. */
 int cgdir_chown_all(int cgfd, uid_t uid, gid_t gid);

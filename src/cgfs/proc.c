@@ -206,3 +206,26 @@ int proc_nspid_read(pid_t pid, pid_t *out, int max)
 	r = read_small_file_at(AT_FDCWD, path, &text);
 	return r < 0 ? r : proc_status_parse_nspid(text, out, max);
 }
+
+int proc_status_parse_tgid(const char *text)
+{
+	/* "\nTgid:": the Name: line comes first and cannot hold a newline, so it cannot fake this one. */
+	const char *p = strstr(text, "\nTgid:");
+	char *end;
+	long v;
+	if (!p)
+		return -EINVAL;
+	v = strtol(p + 6, &end, 10);
+	return end == p + 6 || v <= 0 ? -EINVAL : (int)v;
+}
+
+int proc_tgid_read(pid_t tid)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	r = read_small_file_at(AT_FDCWD, path, &text);
+	return r < 0 ? r : proc_status_parse_tgid(text);
+}

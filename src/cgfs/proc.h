@@ -45,5 +45,9 @@ int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e);
 int proc_status_parse_nspid(const char *text, pid_t *out, int max);
 int proc_nspid_read(pid_t pid, pid_t *out, int max);
 
+/* The Tgid: line of /proc/TID/status: the process a thread belongs to; -errno. */
+int proc_status_parse_tgid(const char *text);
+int proc_tgid_read(pid_t tid);
+
 /* Reads a whole small file into a NUL-terminated heap buffer. */
 int read_small_file_at(int dirfd, const char *path, char **out);

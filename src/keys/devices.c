@@ -42,14 +42,16 @@ bad:
 	               star_ok ? ", each a number or *" : " in decimal");
 }
 
-/* Letters of rwm, each once at most, in the kernel's order. */
-static int parse_access(const char *s, char access[4], struct err *e)
+/* Letters of rwm, each once at most, in the kernel's order; rule is the whole rule, for the refusal. */
+static int parse_access(const char *s, const char *rule, char access[4], struct err *e)
 {
 	bool r = false, w = false, m = false;
 	for (const char *p = s; *p; p++) {
 		bool *seen = *p == 'r' ? &r : *p == 'w' ? &w : *p == 'm' ? &m : NULL;
 		if (!seen)
 			return err_set(e, ERR_INVALID, "'%.20s' is not an access (use letters of rwm)", s);
+		if (*seen)
+			return err_set(e, ERR_INVALID, "'%s': access '%c' is named twice (each of r, w, m at most once)", rule, *p);
 		*seen = true;
 	}
 	snprintf(access, 4, "%s%s%s", r ? "r" : "", w ? "w" : "", m ? "m" : "");
@@ -111,14 +113,14 @@ static int parse_rule(const struct key_host *h, char *text, struct dev_rule *r, 
 			goto bad;
 		if (resolve_path(h, tok[0], &r->type, &r->major, &r->minor, e) < 0)
 			return -1;
-		return parse_access(n == 2 ? tok[1] : "rwm", r->access, e);
+		return parse_access(n == 2 ? tok[1] : "rwm", shown, r->access, e);
 	}
 	if ((strcmp(tok[0], "b") != 0 && strcmp(tok[0], "c") != 0) || n < 2)
 		goto bad;
 	r->type = tok[0][0];
 	if (parse_majmin(tok[1], true, &r->major, &r->minor, e) < 0)
 		return -1;
-	return parse_access(n == 3 ? tok[2] : "rwm", r->access, e);
+	return parse_access(n == 3 ? tok[2] : "rwm", shown, r->access, e);
 bad:
 	return err_set(e, ERR_INVALID, "'%s' is not a device rule (" RULE_HINT ")", shown);
 }

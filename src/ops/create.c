@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgfs/cgtree.h"
 #include "cgfs/proc.h"
 #include "ops/each.h"
 #include "ops/quota.h"
@@ -94,7 +95,7 @@ static void undo_one(struct hierarchy *h, const char *rel)
 	}
 	_cleanup_close_ int pfd = cgdir_open_beneath(h->root_fd, parent);
 	if (pfd >= 0)
-		remove_subtree(pfd, base);
+		cgtree_remove(pfd, base);
 }
 
 static void undo(struct create_state *s)

@@ -21,15 +21,21 @@ struct target *key_ctx_target(struct key_ctx *k, const char *ctrl, struct err *e
 		err_set(e, ERR_NOT_SUPPORTED, "controller '%s' is not available on this host", ctrl);
 		return NULL;
 	}
-	struct target *t = &k->t[h - k->o->hs.h];
-	if (t->h)
-		return t;
-	if (target_resolve(k->o, k->r, &k->pc, h, k->name, true, t, e) < 0) {
-		target_close(t);
-		t->h = NULL;
+	struct target **slot = &k->t[h - k->o->hs.h];
+	if (*slot)
+		return *slot;
+	struct target *t = malloc(sizeof(*t));
+	if (!t) {
+		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
-	return t;
+	*t = (struct target){.req_fd = -1, .fd = -1};
+	if (target_resolve(k->o, k->r, &k->pc, h, k->name, true, t, e) < 0) {
+		target_close(t);
+		free(t);
+		return NULL;
+	}
+	return *slot = t;
 }
 
 static int kh_version_of(void *ctx, const char *controller)
@@ -158,8 +164,6 @@ static int kh_online_cpus(void *ctx)
 int key_ctx_init(struct key_ctx *k, struct ops *o, const struct requester *r, const char *name, struct err *e)
 {
 	*k = (struct key_ctx){.o = o, .r = r, .name = name};
-	for (size_t i = 0; i < PROC_CGROUP_MAX; i++)
-		k->t[i] = (struct target){.req_fd = -1, .fd = -1};
 	k->host = (struct key_host){.version_of = kh_version_of, .read_file = kh_read_file, .device_of = kh_device_of,
 	                            .online_cpus = kh_online_cpus, .ctx = k};
 	return requester_cgroups(o, r, &k->pc, e);
@@ -168,7 +172,9 @@ int key_ctx_init(struct key_ctx *k, struct ops *o, const struct requester *r, co
 void key_ctx_free(struct key_ctx *k)
 {
 	for (size_t i = 0; i < PROC_CGROUP_MAX; i++)
-		if (k->t[i].h)
-			target_close(&k->t[i]);
+		if (k->t[i]) {
+			target_close(k->t[i]);
+			free(k->t[i]);
+		}
 	proc_cgroups_free(&k->pc);
 }

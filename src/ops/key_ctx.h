@@ -9,7 +9,8 @@ struct key_ctx {
 	const struct requester *r;
 	const char *name;
 	struct proc_cgroups pc;
-	struct target t[PROC_CGROUP_MAX]; /* by index in o->hs; t[i].h NULL until opened */
+	/* By index in o->hs; NULL until opened. On the heap: a target is 12 KiB, and a key_ctx lives on the stack. */
+	struct target *t[PROC_CGROUP_MAX];
 	const key_writes *pending;        /* what this request will write, which reads must see */
 	struct key_host host;
 };

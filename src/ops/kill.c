@@ -14,10 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cgfs/proc.h"
-#include "ops/identity.h"
 #include "ops/job.h"
 #include "ops/key_ctx.h"
+#include "ops/subtree_tasks.h"
 #include "util/cleanup.h"
 
 #define KILL_DEADLINE_MS 5000
@@ -35,23 +34,14 @@ static void unpin(int pidfd)
  */
 static int task_check(const struct requester *r, pid_t pid, int *pidfd, char why[POLICY_WHY_MAX])
 {
-	struct proc_ids ids;
-	struct err ignored;
+	int c;
 	*pidfd = pidfd_open(pid, 0);
 	/* Without pidfds (Linux < 5.3, valgrind) the task is signalled by pid: checked, but not pinned. */
 	if (*pidfd < 0 && errno != ENOSYS)
 		return errno == ESRCH ? 2 : -1;
-	if (proc_ids_read(pid, &ids, &ignored) < 0) {
+	if ((c = task_is_requesters(r, pid, TASK_SIGNAL, why)) != 0)
 		unpin(*pidfd);
-		return 2;
-	}
-	struct task_facts tf = {.pid = pid, .visible = !r->other_pidns || pid_visible_in(pid, r->pidns)};
-	memcpy(tf.uids, ids.uid, sizeof(tf.uids));
-	if (!policy_owns_task(&r->cred, &tf, why)) {
-		unpin(*pidfd);
-		return 1;
-	}
-	return 0;
+	return c;
 }
 
 /* Host root's SIGKILL on cgroup2: one write, no race with forks. */
@@ -122,10 +112,13 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 		}
 		pids[n++] = now->v[i];
 	}
+	/* Every task was checked before any is signalled: a refusal (or a failure) signals nobody in this round. */
 	for (size_t i = 0; i < n; i++) {
-		int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
-		if (rc == 0 && sent < 0 && errno != ESRCH)
-			rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
+		if (rc == 0) {
+			int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
+			if (sent < 0 && errno != ESRCH)
+				rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
+		}
 		unpin(fds[i]);
 	}
 	free(fds);

@@ -4,6 +4,7 @@
 
 #include "cgfs/proc.h"
 #include "ops/each.h"
+#include "ops/subtree_tasks.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"
 
@@ -35,10 +36,17 @@ static int children_in(struct ops *o, const struct requester *r, const struct pr
 	int rc = open_listable(o, r, pc, h, a->name, "", &t, e);
 	if (rc == 0 && (rc = cgdir_children(t.fd, &kids)) < 0)
 		rc = err_errno(e, -rc, "cannot list %s", t.what);
-	/* A cgroup2 task leaf is its parent's, not a child of its own. */
-	for (size_t i = 0; rc == 0 && i < kids.n; i++)
-		if (!(h->unified && unified_is_leaf(kids.v[i])) && strv_push(a->children, kids.v[i]) < 0)
+	/*
+	 * A cgroup2 task leaf is its parent's, not a child of its own; the daemon's own cgroup at its root is no
+	 * one's business but host root's.
+	 */
+	bool hide_daemon = t.rel[0] == '\0' && !policy_is_host_root(&r->cred);
+	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
+		if ((h->unified && unified_is_leaf(kids.v[i])) || (hide_daemon && strcmp(kids.v[i], DAEMON_LEAF) == 0))
+			continue;
+		if (strv_push(a->children, kids.v[i]) < 0)
 			rc = err_set(e, ERR_LIMIT, "out of memory");
+	}
 	strv_free(&kids);
 	target_close(&t);
 	return rc;
@@ -54,25 +62,19 @@ int ops_list_children(struct ops *o, const struct requester *r, const char *cont
 	return for_each_hierarchy(o, r, h->name, children_in, &a, e) < 0 ? -1 : 0;
 }
 
+/* The tasks of the cgroup at fd (and with recursive, of its whole subtree); -errno. */
 static int collect_procs(int fd, bool recursive, bool unified, pidv *out)
 {
-	strv kids = {0};
-	int r = cgdir_procs(fd, out);
-	if (r >= 0 && !recursive && unified) {
+	int r;
+	if (recursive)
+		return subtree_tasks(fd, out);
+	r = cgdir_procs(fd, out);
+	if (r >= 0 && unified) {
 		_cleanup_close_ int leaf = cgdir_open_beneath(fd, UNIFIED_LEAF);
 		if (leaf >= 0)
 			r = cgdir_procs(leaf, out);
 	}
-	if (r < 0 || !recursive)
-		return r == -ENOENT ? 0 : r;
-	r = cgdir_children(fd, &kids);
-	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
-		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
-		if (kfd >= 0)
-			r = collect_procs(kfd, true, unified, out);
-	}
-	strv_free(&kids);
-	return r;
+	return r == -ENOENT ? 0 : r;
 }
 
 static int tasks_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,

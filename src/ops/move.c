@@ -135,7 +135,7 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	(void)o;
 	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
 	/* Whose task it is comes first: that is the refusal that matters. */
-	if (!policy_owns_task(&r->cred, &tf, why))
+	if (!policy_owns_task(&r->cred, &tf, TASK_MOVE, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	if (victim_rel(v, t->h, vrel, e) < 0)
 		return -1;

@@ -52,6 +52,8 @@ static int chown_in(struct ops *o, const struct requester *r, const struct proc_
 		goto out;
 	}
 	rc = chown_delegated(o, &t, a->uid, a->gid, e);
+	if (rc == 0)
+		quota_note_chowned(o->quotas, h, dir.uid, a->uid);
 out:
 	target_close(&t);
 	return rc;

@@ -1,26 +1,43 @@
 #include "ops/quota.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cgfs/cgtree.h"
 #include "util/cgname.h"
 #include "util/cleanup.h"
+#include "util/log.h"
 
-struct quota_count {
+/*
+ * A recount walks the whole hierarchy, which any uid can make large. However often uids at their limit ask,
+ * the next one waits until 99 times as long as the last took has passed: walks take at most 1% of the
+ * daemon's time, and a small hierarchy is counted again at once.
+ */
+#define QUOTA_RECOUNT_IDLE_FACTOR 99
+
+struct uid_count {
 	uid_t uid;
-	int hierarchy; /* hierarchy id; 0 for cgroup2 */
-	unsigned long count;
+	unsigned long n;
+};
+
+/* What each uid owns in one hierarchy: the last walk's count, kept up since by the daemon's own changes. */
+struct tally {
+	int hierarchy;      /* hierarchy id; 0 for cgroup2 */
+	long long walked_us; /* when the last walk ended; 0: never */
+	long long next_us;   /* no walk before then */
+	struct uid_count *v; /* sorted by uid */
+	size_t n;
 };
 
 struct quotas {
 	unsigned max_cgroups, max_depth;
-	struct quota_count *c;
+	struct tally *t;
 	size_t n;
 };
 
@@ -34,8 +51,11 @@ struct quotas *quotas_new(unsigned max_cgroups, unsigned max_depth)
 
 void quotas_free(struct quotas *q)
 {
-	if (q)
-		free(q->c);
+	if (q) {
+		for (size_t i = 0; i < q->n; i++)
+			free(q->t[i].v);
+		free(q->t);
+	}
 	free(q);
 }
 
@@ -49,52 +69,113 @@ unsigned quotas_max_depth(const struct quotas *q)
 	return q->max_depth;
 }
 
-/* Directories beneath dirfd owned by uid; dirfd is consumed. */
-static unsigned long count_owned(int dirfd, uid_t uid)
+static long long now_us(void)
 {
-	unsigned long n = 0;
-	DIR *d = fdopendir(dirfd);
-	struct dirent *de;
-	if (!d) {
-		close(dirfd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		n += st.st_uid == uid;
-		int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0)
-			n += count_owned(sub, uid);
-	}
-	closedir(d);
-	return n;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-static struct quota_count *entry(struct quotas *q, uid_t uid, const struct hierarchy *h, bool *fresh)
+static struct tally *tally_of(struct quotas *q, const struct hierarchy *h)
 {
 	for (size_t i = 0; i < q->n; i++)
-		if (q->c[i].uid == uid && q->c[i].hierarchy == h->id) {
-			*fresh = false;
-			return &q->c[i];
-		}
-	struct quota_count *c = realloc(q->c, (q->n + 1) * sizeof(*c));
-	if (!c)
+		if (q->t[i].hierarchy == h->id)
+			return &q->t[i];
+	struct tally *t = realloc(q->t, (q->n + 1) * sizeof(*t));
+	if (!t)
 		return NULL;
-	q->c = c;
-	*fresh = true;
-	c[q->n] = (struct quota_count){.uid = uid, .hierarchy = h->id};
-	return &c[q->n++];
+	q->t = t;
+	t[q->n] = (struct tally){.hierarchy = h->id};
+	return &t[q->n++];
 }
 
-static unsigned long recount(const struct hierarchy *h, uid_t uid)
+static int uid_cmp(const void *a, const void *b)
 {
-	/* root_fd may be O_PATH, which readdir cannot use. */
-	int fd = openat(h->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? 0 : count_owned(fd, uid);
+	uid_t x = *(const uid_t *)a, y = *(const uid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The entry of uid, made (count 0) if make and it is missing; NULL if missing (or out of memory). */
+static struct uid_count *count_of(struct tally *t, uid_t uid, bool make)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->v[mid].uid == uid)
+			return &t->v[mid];
+		if (t->v[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!make)
+		return NULL;
+	struct uid_count *v = realloc(t->v, (t->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	t->v = v;
+	memmove(&v[lo + 1], &v[lo], (t->n - lo) * sizeof(*v));
+	v[lo] = (struct uid_count){uid, 0};
+	t->n++;
+	return &v[lo];
+}
+
+struct owners {
+	uid_t *v;
+	size_t n, cap;
+};
+
+static int owner_pre(struct cgtree_node *n, void *arg)
+{
+	struct owners *o = arg;
+	if (n->depth == 0)
+		return CGTREE_DESCEND; /* the hierarchy's root is nobody's quota */
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 1024;
+		uid_t *v = realloc(o->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = n->st->st_uid;
+	return CGTREE_DESCEND;
+}
+
+/* Counts the owners of every cgroup of h in one walk, for every uid at once. */
+static void recount(struct tally *t, const struct hierarchy *h)
+{
+	struct owners o = {0};
+	struct cgtree_visitor v = {.pre = owner_pre, .arg = &o};
+	long long t0 = now_us();
+	size_t n = 0;
+	int r = cgtree_walk(h->root_fd, "", &v);
+
+	t->walked_us = now_us();
+	t->next_us = t->walked_us + QUOTA_RECOUNT_IDLE_FACTOR * (t->walked_us - t0);
+	if (r != 0) {
+		log_warn("quota: cannot count the cgroups of %s; its counts stay as they were", h->name);
+		free(o.v);
+		return;
+	}
+	if (o.n)
+		qsort(o.v, o.n, sizeof(uid_t), uid_cmp);
+	/* Each run of one uid in the sorted owners is that uid's count. */
+	struct uid_count *c = calloc(o.n ? o.n : 1, sizeof(*c));
+	if (!c) {
+		free(o.v);
+		return;
+	}
+	for (size_t i = 0; i < o.n; i++) {
+		if (n == 0 || c[n - 1].uid != o.v[i])
+			c[n++] = (struct uid_count){o.v[i], 0};
+		c[n - 1].n++;
+	}
+	free(o.v);
+	free(t->v);
+	t->v = c;
+	t->n = n;
+	log_debug("quota: counted the owners of %zu cgroups of %s in %lld us", o.n, h->name, t->walked_us - t0);
 }
 
 /* How many of the parent's ancestors, counting up from it without a gap, belong to uid. */
@@ -128,7 +209,6 @@ int quota_check_create(struct quotas *q, const struct requester *r, const struct
                        struct err *e)
 {
 	uid_t uid = r->cred.uid;
-	bool fresh;
 	if (!q || policy_is_host_root(&r->cred))
 		return 0;
 	if (q->max_depth) {
@@ -141,27 +221,51 @@ int quota_check_create(struct quotas *q, const struct requester *r, const struct
 	}
 	if (!q->max_cgroups)
 		return 0;
-	struct quota_count *c = entry(q, uid, h, &fresh);
-	if (!c)
+	struct tally *t = tally_of(q, h);
+	if (!t)
 		return err_set(e, ERR_LIMIT, "out of memory");
-	if (fresh || c->count >= q->max_cgroups)
-		c->count = recount(h, uid);
-	if (c->count >= q->max_cgroups)
-		return err_set(e, ERR_LIMIT, "uid %u owns %lu cgroups in %s, its limit (cgmanager --max-cgroups-per-uid)",
-		               (unsigned)uid, c->count, h->name);
+	if (!t->walked_us)
+		recount(t, h);
+	struct uid_count *c = count_of(t, uid, false);
+	/* At the limit, cgroups removed behind the daemon's back may have made room: counted again, not too often. */
+	if (c && c->n >= q->max_cgroups && now_us() >= t->next_us) {
+		recount(t, h);
+		c = count_of(t, uid, false);
+	}
+	if (c && c->n >= q->max_cgroups)
+		return err_set(e, ERR_LIMIT, "uid %u owns %lu cgroups in %s, its limit (cgmanager --max-cgroups-per-uid; "
+		               "cgroups removed directly on cgroupfs are counted out at the next count, in %lld ms at most)",
+		               (unsigned)uid, c->n, h->name, (t->next_us - now_us()) / 1000 + 1);
 	return 0;
+}
+
+/* Counts change only once counted: before the first walk of h there is nothing to keep up. */
+static void note(struct quotas *q, const struct hierarchy *h, uid_t uid, long delta)
+{
+	struct tally *t;
+	struct uid_count *c;
+	if (!q || !q->max_cgroups || !(t = tally_of(q, h)) || !t->walked_us || !(c = count_of(t, uid, delta > 0)))
+		return;
+	if (delta > 0 || c->n > 0)
+		c->n += (unsigned long)delta;
 }
 
 void quota_note_created(struct quotas *q, const struct requester *r, const struct hierarchy *h)
 {
-	bool fresh;
-	struct quota_count *c;
-	if (!q || policy_is_host_root(&r->cred) || !(c = entry(q, r->cred.uid, h, &fresh)))
+	note(q, h, r->cred.uid, 1);
+}
+
+void quota_note_removed(struct quotas *q, const struct hierarchy *h, uid_t owner)
+{
+	note(q, h, owner, -1);
+}
+
+void quota_note_chowned(struct quotas *q, const struct hierarchy *h, uid_t from, uid_t to)
+{
+	if (from == to)
 		return;
-	if (!fresh)
-		c->count++;
-	else
-		c->count = recount(h, r->cred.uid);
+	note(q, h, from, -1);
+	note(q, h, to, 1);
 }
 
 /* Lowers a cgroup2 limit file to max unless it is lower already. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgfs/cgdir.h"
+#include "cgfs/cgtree.h"
 #include "util/cgname.h"
 #include "util/cleanup.h"
 #include "util/log.h"
@@ -83,23 +84,6 @@ int release_watch_timeout_ms(const struct release_watch *rw)
 	return ms < 0 ? 0 : (int)ms;
 }
 
-int remove_subtree(int parentfd, const char *name)
-{
-	_cleanup_close_ int fd = cgdir_open_beneath(parentfd, name);
-	strv kids = {0};
-	int r;
-
-	if (fd < 0)
-		return fd;
-	r = cgdir_children(fd, &kids);
-	for (size_t i = 0; r >= 0 && i < kids.n; i++)
-		r = remove_subtree(fd, kids.v[i]);
-	strv_free(&kids);
-	if (r < 0)
-		return r;
-	return unlinkat(parentfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
-}
-
 static void drop_mark(struct release_watch *rw, size_t i)
 {
 	if (rw->marks[i].wd >= 0)
@@ -128,7 +112,7 @@ static bool check_mark(struct mark *m, bool events_changed)
 		log_info("%s:/%s was removed by someone else; its remove-on-empty mark is dropped", m->h->name, m->rel);
 		return true;
 	}
-	populated = cgdir_populated(fd, m->h->unified);
+	populated = cgtree_populated(fd, m->h->unified);
 	if (populated < 0)
 		return false;
 	if (populated) {
@@ -147,7 +131,7 @@ static bool check_mark(struct mark *m, bool events_changed)
 		base = m->rel;
 	}
 	_cleanup_close_ int pfd = cgdir_open_beneath(m->h->root_fd, parent);
-	r = pfd < 0 ? pfd : remove_subtree(pfd, base);
+	r = pfd < 0 ? pfd : cgtree_remove(pfd, base);
 	if (r < 0)
 		log_warn("remove-on-empty of %s:/%s failed: %s", m->h->name, m->rel, strerror(-r));
 	else
@@ -171,7 +155,7 @@ int release_watch_add(struct release_watch *rw, struct hierarchy *h, const char 
 			drop_mark(rw, i); /* a mark of a cgroup of that name that is gone */
 			break;
 		}
-	populated = cgdir_populated(cgfd, h->unified);
+	populated = cgtree_populated(cgfd, h->unified);
 	if (populated < 0)
 		return err_errno(e, -populated, "cannot tell whether %s:/%s has tasks", h->name, rel);
 	m.seen_populated = populated;

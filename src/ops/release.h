@@ -21,5 +21,3 @@ int release_watch_timeout_ms(const struct release_watch *rw);
 int release_watch_add(struct release_watch *rw, struct hierarchy *h, const char *rel, int cgfd, struct err *e);
 void release_watch_process(struct release_watch *rw);
 void release_watch_tick(struct release_watch *rw);
-/* Removes the cgroup fd's empty subtree (children first); -errno. */
-int remove_subtree(int parentfd, const char *name);

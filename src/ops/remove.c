@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgfs/cgtree.h"
 #include "ops/each.h"
+#include "ops/quota.h"
 #include "ops/release.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"
@@ -57,41 +59,59 @@ static int check_removable(const struct requester *r, const struct target *t, in
  * (EBUSY) halfway, and the message then says so.
  */
 
+/* "memory:/a/b" for a cgroup of a walk from the cgroup top_what names; cgroup2's task leaf is its parent's. */
+static void node_what(char out[WHAT_MAX], const char *top_what, const struct cgtree_node *n, bool unified)
+{
+	size_t len = strlen(n->rel);
+	if (unified && unified_is_leaf(n->name))
+		len = n->depth > 1 ? len - strlen(n->name) - 1 : 0;
+	snprintf(out, WHAT_MAX, "%s%s%.*s", top_what, len ? "/" : "", (int)len, n->rel);
+}
+
+struct find_task {
+	bool unified;
+	const char *what;
+	pid_t pid;
+	char where[WHAT_MAX];
+	int err;
+};
+
+static int find_task_pre(struct cgtree_node *n, void *arg)
+{
+	struct find_task *c = arg;
+	pidv pids = {0};
+	int r;
+
+	if (c->unified && cgtree_populated(n->fd, true) == 0)
+		return CGTREE_SKIP; /* cgroup.events covers the whole subtree */
+	if ((r = cgdir_procs(n->fd, &pids)) < 0) {
+		c->err = r;
+		return r == -ENOENT || r == -ENODEV ? CGTREE_SKIP : -1; /* removed meanwhile: empty */
+	}
+	if (!pids.n)
+		return CGTREE_DESCEND;
+	c->pid = pids.v[0];
+	node_what(c->where, c->what, n, c->unified);
+	pidv_free(&pids);
+	return CGTREE_STOP;
+}
+
 /* Where the tree at fd (named what) holds a task: 1 with *pid and where filled, 0 if nowhere, -errno. */
 static int find_task(int fd, bool unified, const char *what, pid_t *pid, char where[WHAT_MAX])
 {
-	pidv pids = {0};
-	strv kids = {0};
-	int r;
-
-	if (unified && cgdir_populated(fd, true) == 0)
-		return 0; /* cgroup.events covers the whole subtree */
-	if ((r = cgdir_procs(fd, &pids)) < 0)
-		return r == -ENOENT || r == -ENODEV ? 0 : r; /* removed meanwhile: empty */
-	if (pids.n) {
-		*pid = pids.v[0];
-		snprintf(where, WHAT_MAX, "%s", what);
-		pidv_free(&pids);
+	struct find_task c = {.unified = unified, .what = what};
+	struct cgtree_visitor v = {.pre = find_task_pre, .arg = &c};
+	int r = cgtree_walk(fd, "", &v);
+	if (r == CGTREE_BROKEN)
+		return -errno;
+	if (r < 0)
+		return c.err;
+	if (r == CGTREE_STOP) {
+		*pid = c.pid;
+		snprintf(where, WHAT_MAX, "%s", c.where);
 		return 1;
 	}
-	pidv_free(&pids);
-	r = cgdir_children(fd, &kids);
-	for (size_t i = 0; r >= 0 && i < kids.n; i++) {
-		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
-		char sub[WHAT_MAX];
-		if (kfd < 0)
-			continue;
-		/* A task in cgroup2's leaf is in the leaf's parent for every answer. */
-		if (unified && unified_is_leaf(kids.v[i]))
-			snprintf(sub, sizeof(sub), "%s", what);
-		else
-			snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
-		r = find_task(kfd, unified, sub, pid, where);
-		if (r != 0)
-			break;
-	}
-	strv_free(&kids);
-	return r;
+	return 0;
 }
 
 static int refuse_tasks(struct err *e, const char *what, pid_t pid, const char *where)
@@ -115,26 +135,37 @@ static int may_remove_children(const struct requester *r, int fd, const char *wh
 	return 0;
 }
 
+struct tree_removal {
+	struct ops *o;
+	const struct hierarchy *h;
+	const struct requester *r;
+	const char *what; /* of the walk's top */
+	bool unified;
+	struct err *e;
+};
+
 /* Every directory of the tree that has children must let r remove them. */
+static int removable_pre(struct cgtree_node *n, void *arg)
+{
+	struct tree_removal *c = arg;
+	char what[WHAT_MAX];
+	if (!n->children->n)
+		return CGTREE_DESCEND;
+	node_what(what, c->what, n, false);
+	return may_remove_children(c->r, n->fd, what, c->e) < 0 ? -1 : CGTREE_DESCEND;
+}
+
+static int walk_failed(struct err *e, int r, const char *what)
+{
+	return r == CGTREE_BROKEN ? err_errno(e, errno, "cannot walk the cgroups beneath %s", what) : -1;
+}
+
 static int check_tree(const struct requester *r, int fd, const char *what, struct err *e)
 {
-	strv kids = {0};
-	char sub[WHAT_MAX];
-	int rc = 0;
-
-	if (cgdir_children(fd, &kids) < 0)
-		return err_errno(e, errno, "cannot list %s", what);
-	if (kids.n)
-		rc = may_remove_children(r, fd, what, e);
-	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
-		_cleanup_close_ int kfd = cgdir_open_beneath(fd, kids.v[i]);
-		if (kfd < 0)
-			continue; /* removed meanwhile */
-		snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
-		rc = check_tree(r, kfd, sub, e);
-	}
-	strv_free(&kids);
-	return rc;
+	struct tree_removal c = {.r = r, .what = what, .e = e};
+	struct cgtree_visitor v = {.pre = removable_pre, .arg = &c};
+	int rc = cgtree_walk(fd, "", &v);
+	return rc < 0 ? walk_failed(e, rc, what) : 0;
 }
 
 /* Children a non-recursive removal would be refused for; cgroup2's task leaf is not one. */
@@ -149,38 +180,37 @@ static bool has_children(const struct target *t)
 	return any;
 }
 
-/*
- * Children first, as checked already; a failure here is a task or cgroup that came meanwhile. The right to
- * remove children is checked again where there are any: one made since the check (by whoever owns a
- * directory of the tree) is removed only by who may remove it.
- */
-static int remove_tree(const struct requester *r, const char *what, int parentfd, const char *name, struct err *e)
+/* Children first, as checked already; a failure here is a task or cgroup that came meanwhile. */
+static int remove_post(struct cgtree_node *n, void *arg)
 {
-	_cleanup_close_ int fd = cgdir_open_beneath(parentfd, name);
-	char sub[WHAT_MAX];
-	strv kids = {0};
-	int rc = 0;
+	struct tree_removal *c = arg;
+	char what[WHAT_MAX];
+	if (unlinkat(n->parent_fd, n->name, AT_REMOVEDIR) == 0) {
+		quota_note_removed(c->o->quotas, c->h, n->st->st_uid);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	node_what(what, c->what, n, false);
+	if (errno == EBUSY || errno == ENOTEMPTY)
+		return err_set(c->e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays (and "
+		               "what was removed before it is gone)", what);
+	return err_errno(c->e, errno, "cannot remove %s", what);
+}
 
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : err_errno(e, -fd, "cannot open %s", what);
-	if (cgdir_children(fd, &kids) < 0)
-		return err_errno(e, errno, "cannot list %s", what);
-	if (kids.n)
-		rc = may_remove_children(r, fd, what, e);
-	for (size_t i = 0; rc == 0 && i < kids.n; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", what, kids.v[i]);
-		rc = remove_tree(r, sub, fd, kids.v[i], e);
-	}
-	strv_free(&kids);
-	if (rc < 0)
-		return rc;
-	if (unlinkat(parentfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
-		if (errno == EBUSY || errno == ENOTEMPTY)
-			return err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays "
-			               "(and what was removed before it is gone)", what);
-		return err_errno(e, errno, "cannot remove %s", what);
-	}
-	return 0;
+/*
+ * The right to remove children is checked again where there are any: one made since the check (by whoever
+ * owns a directory of the tree) is removed only by who may remove it.
+ */
+static int remove_tree(struct ops *o, const struct hierarchy *h, const struct requester *r, const char *what,
+                       int parentfd, const char *name, struct err *e)
+{
+	struct tree_removal c = {o, h, r, what, false, e};
+	struct cgtree_visitor v = {.pre = removable_pre, .post = remove_post, .arg = &c};
+	int rc = cgtree_walk(parentfd, name, &v);
+	if (rc == CGTREE_BROKEN && errno == ENOENT)
+		return 0;
+	return rc < 0 ? walk_failed(e, rc, what) : 0;
 }
 
 struct remove_args {
@@ -199,7 +229,7 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	_cleanup_close_ int pfd = -1;
 	const char *base;
 	char where[WHAT_MAX];
-	pid_t pid;
+	pid_t pid = 0;
 	int rc = -1, found;
 	size_t idx = (size_t)(h - o->hs.h);
 
@@ -237,14 +267,18 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	if (h->unified)
 		unlinkat(t.fd, UNIFIED_LEAF, AT_REMOVEDIR);
 	if (a->recursive) {
-		rc = remove_tree(r, t.what, pfd, base, e);
-	} else if (unlinkat(pfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT) {
-		if (errno == EBUSY || errno == ENOTEMPTY)
-			err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays", t.what);
-		else
-			err_errno(e, errno, "cannot remove %s", t.what);
+		rc = remove_tree(o, h, r, t.what, pfd, base, e);
 	} else {
-		rc = 0;
+		struct stat st;
+		uid_t owner = fstat(t.fd, &st) == 0 ? st.st_uid : (uid_t)-1; /* -1: nobody's count */
+		if (unlinkat(pfd, base, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+			quota_note_removed(o->quotas, h, owner);
+			rc = 0;
+		} else if (errno == EBUSY || errno == ENOTEMPTY) {
+			err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays", t.what);
+		} else {
+			err_errno(e, errno, "cannot remove %s", t.what);
+		}
 	}
 	if (rc == 0)
 		a->removed_any = true;
@@ -270,38 +304,49 @@ struct prune_ctx {
 	struct ops *o;
 	const struct requester *r;
 	struct hierarchy *h;
+	const char *top_rel; /* of the walk's top, relative to h's root */
+	bool removed_top;
 };
 
-/*
- * 0.42's Prune: every empty cgroup of the subtree goes (children first);
- * populated ones stay and are marked remove-on-empty. Returns 1 if name was
- * removed.
- */
-static int prune_tree(struct prune_ctx *c, int parentfd, const char *rel, const char *name, bool may_remove_self)
+/* 0.42's Prune: every empty cgroup of the subtree goes (children first); populated ones are marked. */
+static int prune_pre(struct cgtree_node *n, void *arg)
 {
-	_cleanup_close_ int fd = cgdir_open_beneath(parentfd, name);
-	strv kids = {0};
-	struct stat st;
-	char why[POLICY_WHY_MAX], sub[CGNAME_MAX];
-	bool may_remove_kids;
+	struct prune_ctx *c = arg;
+	const struct stat *st = n->st;
+	char why[POLICY_WHY_MAX];
+	/* mark: the requester may remove the children of this cgroup. */
+	n->mark = policy_may_remove(&c->r->cred, &(struct owner){st->st_uid, st->st_gid, st->st_mode}, "", false, why);
+	return CGTREE_DESCEND;
+}
+
+static int prune_post(struct cgtree_node *n, void *arg)
+{
+	struct prune_ctx *c = arg;
+	char rel[CGNAME_MAX];
 	struct err ignored;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (!n->parent_mark || n->parent_fd < 0)
 		return 0;
-	may_remove_kids = policy_may_remove(&c->r->cred, &(struct owner){st.st_uid, st.st_gid, st.st_mode}, rel, false,
-	                                    why);
-	if (cgdir_children(fd, &kids) == 0)
-		for (size_t i = 0; i < kids.n; i++)
-			if (cgpath_join(rel, kids.v[i], sub) == 0)
-				prune_tree(c, fd, sub, kids.v[i], may_remove_kids);
-	strv_free(&kids);
-	if (!may_remove_self)
+	if (unlinkat(n->parent_fd, n->name, AT_REMOVEDIR) == 0) {
+		quota_note_removed(c->o->quotas, c->h, n->st->st_uid);
+		c->removed_top |= n->depth == 0;
 		return 0;
-	if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0)
-		return 1;
-	if (errno == EBUSY)
-		release_watch_add(c->o->release, c->h, rel, fd, &ignored);
+	}
+	/* Populated: removed when its last task leaves (a name too long to mark stays as it is). */
+	if (errno == EBUSY && cgpath_join(c->top_rel, n->rel, rel) == 0)
+		release_watch_add(c->o->release, c->h, rel, n->fd, &ignored);
 	return 0;
+}
+
+/* Prunes the tree at name beneath parentfd; may_remove_top: the requester may remove it. */
+static int prune_tree(struct prune_ctx *c, int parentfd, const char *name, bool may_remove_top, const char *what,
+                      struct err *e)
+{
+	struct cgtree_visitor v = {.pre = prune_pre, .post = prune_post, .arg = c, .top_parent_mark = may_remove_top};
+	int rc = cgtree_walk(parentfd, name, &v);
+	if (rc == CGTREE_BROKEN && errno == ENOENT)
+		return 0;
+	return rc < 0 ? walk_failed(e, rc, what) : 0;
 }
 
 struct prune_args {
@@ -313,14 +358,15 @@ static int prune_in(struct ops *o, const struct requester *r, const struct proc_
                     void *arg, struct err *e)
 {
 	struct prune_args *a = arg;
-	struct prune_ctx c = {o, r, h};
 	struct target t = {.req_fd = -1, .fd = -1};
+	struct prune_ctx c = {o, r, h, NULL, false};
 	_cleanup_close_ int pfd = -1;
 	const char *base;
 	int rc = -1;
 
 	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0)
 		goto out;
+	c.top_rel = t.rel;
 	if (strcmp(t.rel, t.req_rel) == 0) {
 		/* One's own cgroup stays; what is beneath it is pruned. */
 		struct owner dir;
@@ -331,20 +377,13 @@ static int prune_in(struct ops *o, const struct requester *r, const struct proc_
 			err_set(e, ERR_ACCESS, "cannot prune beneath %s: %s", t.what, why);
 			goto out;
 		}
-		strv kids = {0};
-		char sub[CGNAME_MAX];
-		if (cgdir_children(t.fd, &kids) == 0)
-			for (size_t i = 0; i < kids.n; i++)
-				if (cgpath_join(t.rel, kids.v[i], sub) == 0)
-					prune_tree(&c, t.fd, sub, kids.v[i], true);
-		strv_free(&kids);
-		rc = 0;
+		rc = prune_tree(&c, t.fd, "", false, t.what, e);
 		goto out;
 	}
 	if (check_removable(r, &t, &pfd, &base, false, e) < 0)
 		goto out;
-	a->removed_any |= prune_tree(&c, pfd, t.rel, base, true) == 1;
-	rc = 0;
+	rc = prune_tree(&c, pfd, base, true, t.what, e);
+	a->removed_any |= c.removed_top;
 out:
 	target_close(&t);
 	return rc;

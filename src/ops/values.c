@@ -8,6 +8,7 @@
 #include "cgfs/proc.h"
 #include "cgfs/refusal.h"
 #include "ops/resolve.h"
+#include "ops/subtree_tasks.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"
 
@@ -96,6 +97,8 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
+	if (check_freeze_write(r, t.fd, t.what, key, value, e) < 0)
+		goto out;
 	rr = cgdir_write(t.fd, key, value);
 	if (rr < 0) {
 		err_errno(e, -rr, "the kernel refused '%s' for %s", value, what);

@@ -1,5 +1,6 @@
 #include "policy.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -171,7 +172,21 @@ bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, 
 	return false;
 }
 
-bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX])
+static const char *task_verb(enum task_action action)
+{
+	switch (action) {
+	case TASK_SIGNAL:
+		return "signal";
+	case TASK_FREEZE:
+		return "freeze";
+	case TASK_MOVE:
+		break;
+	}
+	return "move";
+}
+
+bool policy_owns_task(const struct cred *c, const struct task_facts *t, enum task_action action,
+                      char why[POLICY_WHY_MAX])
 {
 	uint32_t ignored;
 	if (policy_is_host_root(c))
@@ -192,8 +207,8 @@ bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why
 	}
 	for (int i = 0; i < 4; i++) {
 		if (t->uids[i] != c->uid) {
-			snprintf(why, POLICY_WHY_MAX, "pid %d runs as uid %u; you are uid %u and may move only your own tasks",
-			         (int)t->pid, (unsigned)t->uids[i], (unsigned)c->uid);
+			snprintf(why, POLICY_WHY_MAX, "pid %d runs as uid %u; you are uid %u and may %s only your own tasks",
+			         (int)t->pid, (unsigned)t->uids[i], (unsigned)c->uid, task_verb(action));
 			return false;
 		}
 	}
@@ -205,7 +220,7 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
 {
 	if (policy_is_host_root(c))
 		return true;
-	if (!policy_owns_task(c, t, why))
+	if (!policy_owns_task(c, t, TASK_MOVE, why))
 		return false;
 	if (!need(c, dest_procs, WANT_WRITE, what, "write access to its task file", why))
 		return false;
@@ -233,4 +248,20 @@ bool policy_is_delegated_file(const char *file, bool unified, const char *const 
 		return false;
 	}
 	return strcmp(file, "cgroup.threads") == 0 || strcmp(file, "cgroup.subtree_control") == 0;
+}
+
+/* Whatever the kernel would take as a freeze is one: it parses cgroup.freeze as an integer and trims blanks. */
+bool policy_is_freeze_write(const char *file, const char *value)
+{
+	size_t len;
+	while (isspace((unsigned char)*value))
+		value++;
+	len = strlen(value);
+	while (len && isspace((unsigned char)value[len - 1]))
+		len--;
+	if (strcmp(file, "freezer.state") == 0)
+		return !(len == 6 && strncmp(value, "THAWED", 6) == 0);
+	if (strcmp(file, "cgroup.freeze") == 0)
+		return !(len == 1 && value[0] == '0');
+	return false;
 }

@@ -64,8 +64,14 @@ struct task_facts {
 	uid_t uids[4]; /* real, effective, saved, fs */
 	bool visible;  /* in the requester's pid namespace or one beneath it */
 };
-/* Root, or every uid of the task is the requester's (so a set-uid program is not the user's to move). */
-bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why[POLICY_WHY_MAX]);
+/* What is done to a task of someone's: each is refused by the same rule, and the refusal names it. */
+enum task_action { TASK_MOVE, TASK_SIGNAL, TASK_FREEZE };
+/*
+ * Root, or every uid of the task is the requester's (so a set-uid program is not the user's to move, signal
+ * or freeze: freezing stops a task as surely as SIGSTOP).
+ */
+bool policy_owns_task(const struct cred *c, const struct task_facts *t, enum task_action action,
+                      char why[POLICY_WHY_MAX]);
 /*
  * Moving a task: the requester must run as the task's uid (all of them, so a
  * set-uid program cannot be moved by the user who started it) or be root;
@@ -75,6 +81,9 @@ bool policy_owns_task(const struct cred *c, const struct task_facts *t, char why
  */
 bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
                      const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX]);
+
+/* Writing value to file freezes the cgroup's tasks (v1 freezer.state other than THAWED, cgroup.freeze but 0). */
+bool policy_is_freeze_write(const char *file, const char *value);
 
 /* Files a value may never be written to: they move tasks or run programs as root. */
 bool policy_is_task_or_agent_file(const char *key);

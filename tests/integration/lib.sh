@@ -68,7 +68,8 @@ sweep_stale_sandboxes() {
 		pid=${old##*cgm-test-}
 		[[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null || continue
 		[ -z "$(find "$old" -name cgroup.procs -exec cat {} + 2>/dev/null)" ] || continue
-		find "$old" -depth -type d -exec rmdir {} + 2>/dev/null
+		# -delete removes relative to its parent, so it also clears trees deeper than PATH_MAX (t_deep_trees).
+		find "$old" -depth -type d -delete 2>/dev/null
 	done
 	return 0
 }
@@ -131,7 +132,7 @@ sandbox_destroy() {
 	done
 	for e in "${SB_DIRS[@]}"; do
 		d=${e#*|}
-		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+		[ -d "$d" ] && find "$d" -depth -type d -delete 2>/dev/null
 		[ -d "$d" ] && echo "warning: could not remove $d" >&2
 	done
 	[ -n "$WORK" ] && rm -rf "$WORK"

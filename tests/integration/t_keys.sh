@@ -182,7 +182,8 @@ test_keys_kill_catches_forks_and_spares_other_users() {
 	victim=$(spawn_sleeper 0 k_kill)
 	loop=$(spawn_sleeper "$TEST_UID" k_kill)
 	expect_refused "nothing was signalled" cgm_as "$TEST_UID" "" kill k_kill TERM
-	kill -0 "$victim" && kill -0 "$loop" || fail "a task was signalled by a refused Kill"
+	# Not gone (kill -0 would succeed on a zombie: a task signalled to death would pass for alive).
+	! gone "$victim" && ! gone "$loop" || fail "a task was signalled by a refused Kill"
 	cgm_root kill k_kill TERM
 	wait_until 5 gone "$victim" && wait_until 5 gone "$loop" || fail "TERM did not end the tasks"
 	cgm_root delete k_kill

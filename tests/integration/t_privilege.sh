@@ -368,3 +368,12 @@ test_daemon_root_settings_are_roots_alone() {
 	expect_mode "$m/$MSOFT" 644
 	expect_mode "$p/pids.max" 644
 }
+
+# The daemon's own cgroup (<root>/.cgmanager) is host root's business only: not listed to anyone else.
+test_daemons_own_cgroup_listed_to_host_root_only() {
+	local h=$MH
+	cgm_root listchildren "$h" "" | grep -qx .cgmanager || fail "root does not see .cgmanager in $h:/"
+	if cgm_as "$TEST_UID" "" listchildren "$h" "" | grep -qx .cgmanager; then fail "uid $TEST_UID sees .cgmanager"; fi
+	if cgm_as "$TEST_UID" "" ls | grep -qx .cgmanager; then fail "uid $TEST_UID sees .cgmanager in cgm ls"; fi
+	cgm_root ls | grep -qx .cgmanager || fail "root does not see .cgmanager in cgm ls"
+}

@@ -900,6 +900,12 @@ static void devices_refused(void)
 	                           "rwm, a /dev path with an optional access, or a for all devices)");
 	CHECK(plan("devices_whitelist", "c 1:3 rwx") < 0);
 	CHECK_REFUSED(ERR_INVALID, "devices_whitelist: 'rwx' is not an access (use letters of rwm)");
+	/* docs/keys.md: each of r, w, m at most once; the kernel would take "rr" as "r", hiding a typo. */
+	CHECK(plan("devices_whitelist", "c 1:3 rr") < 0);
+	CHECK_REFUSED(ERR_INVALID, "devices_whitelist: 'c 1:3 rr': access 'r' is named twice (each of r, w, m at most once)");
+	CHECK(plan("devices_blacklist", "/dev/null wmw") < 0);
+	CHECK_REFUSED(ERR_INVALID, "devices_blacklist: '/dev/null wmw': access 'w' is named twice (each of r, w, m at most "
+	                           "once)");
 	CHECK(plan("devices_whitelist", "c 1 rwm") < 0);
 	CHECK_REFUSED(ERR_INVALID, "devices_whitelist: '1' is not a device number (MAJ:MIN, each a number or *)");
 	CHECK(plan("devices_whitelist", "c 4096:0 r") < 0);

@@ -182,7 +182,7 @@ static void container_moves_only_mapped_visible_tasks(void)
 	CHECK(strstr(why, "not in your pid namespace") != NULL);
 	/* A same-uid user in a container needs the task visible too. */
 	struct task_facts own_hidden = {.pid = 8, .uids = {101000, 101000, 101000, 101000}, .visible = false};
-	CHECK(!policy_owns_task(&cuser, &own_hidden, why));
+	CHECK(!policy_owns_task(&cuser, &own_hidden, TASK_SIGNAL, why));
 }
 
 static void root_of_a_user_namespace_is_not_host_root(void)
@@ -193,7 +193,20 @@ static void root_of_a_user_namespace_is_not_host_root(void)
 	/* It maps host uid 0, so files of host root are its to change, as the kernel would allow it. */
 	CHECK(policy_may_set_value(&fake_root, &root_file, "memory.max", false, false, "x", why));
 	struct task_facts other = {.pid = 9, .uids = {1000, 1000, 1000, 1000}, .visible = true};
-	CHECK(!policy_owns_task(&fake_root, &other, why));
+	CHECK(!policy_owns_task(&fake_root, &other, TASK_FREEZE, why));
+}
+
+/* A refusal names what was refused: moving, signalling or freezing someone else's task. */
+static void task_refusals_name_the_action(void)
+{
+	char why[POLICY_WHY_MAX];
+	struct task_facts roots = {.pid = 7, .uids = {0, 0, 0, 0}, .visible = true};
+	CHECK(!policy_owns_task(&alice, &roots, TASK_SIGNAL, why));
+	CHECK(strstr(why, "may signal only your own tasks") != NULL);
+	CHECK(!policy_owns_task(&alice, &roots, TASK_FREEZE, why));
+	CHECK(strstr(why, "may freeze only your own tasks") != NULL);
+	CHECK(!policy_owns_task(&alice, &roots, TASK_MOVE, why));
+	CHECK(strstr(why, "may move only your own tasks") != NULL);
 }
 
 int main(void)
@@ -211,5 +224,6 @@ int main(void)
 	RUN(container_chown_only_to_mapped_ids);
 	RUN(container_moves_only_mapped_visible_tasks);
 	RUN(root_of_a_user_namespace_is_not_host_root);
+	RUN(task_refusals_name_the_action);
 	return CHECK_EXIT();
 }

@@ -1,0 +1,244 @@
+#include "cgtree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgfs/cgdir.h"
+#include "util/cleanup.h"
+
+/* One level of the walk: the cgroup entered there, its children and how far through them the walk is. */
+struct frame {
+	strv kids;
+	size_t next;    /* the next child to enter */
+	size_t rel_len; /* the length of the path to this cgroup */
+	struct stat st; /* who it is (also to check the way back up) */
+	int mark;
+};
+
+struct walk {
+	struct frame *f;
+	size_t n, cap;
+	char *rel;
+	size_t rel_cap;
+};
+
+static void walk_free(struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		strv_free(&w->f[i].kids);
+	free(w->f);
+	free(w->rel);
+}
+
+/* Sets the path to rel[0..len) + "/" + name (no "/" at the top). */
+static int rel_extend(struct walk *w, size_t len, const char *name)
+{
+	size_t need = len + 1 + strlen(name) + 1;
+	if (need > w->rel_cap) {
+		size_t cap = need < 2 * w->rel_cap ? 2 * w->rel_cap : need + 256;
+		char *p = realloc(w->rel, cap);
+		if (!p)
+			return -ENOMEM;
+		w->rel = p;
+		w->rel_cap = cap;
+	}
+	if (len)
+		w->rel[len++] = '/';
+	strcpy(w->rel + len, name);
+	return 0;
+}
+
+/* Enters the cgroup at fd: lists its children onto a new frame. */
+static int push(struct walk *w, int fd, size_t rel_len)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		struct frame *f = realloc(w->f, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		w->f = f;
+		w->cap = cap;
+	}
+	struct frame *f = &w->f[w->n];
+	*f = (struct frame){.rel_len = rel_len};
+	if (fstat(fd, &f->st) < 0)
+		return -errno;
+	int r = cgdir_children(fd, &f->kids);
+	if (r < 0 && r != -ENOENT) {
+		strv_free(&f->kids);
+		return r;
+	}
+	w->n++;
+	return 0;
+}
+
+static void pop(struct walk *w)
+{
+	strv_free(&w->f[--w->n].kids);
+}
+
+/* The parent of the cgroup at fd, checked to be the one the walk came down from (frame up). */
+static int climb(int fd, const struct frame *up)
+{
+	struct stat st;
+	int pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0 || st.st_dev != up->st.st_dev || st.st_ino != up->st.st_ino) {
+		close(pfd);
+		return -ESTALE;
+	}
+	return pfd;
+}
+
+static int fail(struct walk *w, int cur, int err)
+{
+	if (cur >= 0)
+		close(cur);
+	walk_free(w);
+	errno = err;
+	return CGTREE_BROKEN;
+}
+
+/* Calls pre for the cgroup at fd, just entered (its frame on top); 1 if the walk goes beneath it. */
+static int visit_pre(const struct cgtree_visitor *v, struct walk *w, int fd, int parent_fd, const char *name,
+                     int parent_mark, int *rc)
+{
+	struct frame *f = &w->f[w->n - 1];
+	struct cgtree_node n = {fd, parent_fd, name, w->rel, (unsigned)(w->n - 1), &f->st, &f->kids, 0, parent_mark};
+	int r = v->pre ? v->pre(&n, v->arg) : CGTREE_DESCEND;
+	f->mark = n.mark;
+	if (r < 0 || r == CGTREE_STOP) {
+		*rc = r < 0 ? -1 : CGTREE_STOP;
+		return 0;
+	}
+	if (r == CGTREE_SKIP)
+		f->next = f->kids.n;
+	*rc = 0;
+	return 1;
+}
+
+static int visit_post(const struct cgtree_visitor *v, struct walk *w, int fd, int parent_fd, const char *name)
+{
+	struct frame *f = &w->f[w->n - 1];
+	int parent_mark = w->n > 1 ? w->f[w->n - 2].mark : v->top_parent_mark;
+	struct cgtree_node n = {fd, parent_fd, name, w->rel, (unsigned)(w->n - 1), &f->st, &f->kids, f->mark,
+	                        parent_mark};
+	int r = v->post ? v->post(&n, v->arg) : 0;
+	return r < 0 ? -1 : r == CGTREE_STOP ? CGTREE_STOP : 0;
+}
+
+int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v)
+{
+	struct walk w = {0};
+	int cur = cgdir_open_beneath(parentfd, name);
+	int top_parent = *name ? parentfd : -1, r, rc;
+
+	if (cur < 0) {
+		errno = -cur;
+		return CGTREE_BROKEN;
+	}
+	if ((r = rel_extend(&w, 0, "")) < 0 || (r = push(&w, cur, 0)) < 0)
+		return fail(&w, cur, -r);
+	if (!visit_pre(v, &w, cur, top_parent, name, v->top_parent_mark, &rc))
+		goto out;
+	for (;;) {
+		struct frame *f = &w.f[w.n - 1];
+		if (f->next < f->kids.n) {
+			const char *kid = f->kids.v[f->next++];
+			int parent_mark = f->mark, kfd = cgdir_open_beneath(cur, kid);
+			if (kfd == -ENOENT)
+				continue; /* removed meanwhile */
+			if (kfd < 0)
+				return fail(&w, cur, -kfd);
+			if ((r = rel_extend(&w, f->rel_len, kid)) < 0 || (r = push(&w, kfd, strlen(w.rel))) < 0) {
+				close(kfd);
+				return fail(&w, cur, -r);
+			}
+			if (!visit_pre(v, &w, kfd, cur, kid, parent_mark, &rc)) {
+				close(kfd);
+				goto out;
+			}
+			close(cur);
+			cur = kfd;
+			continue;
+		}
+		/* Every child done: post for this cgroup, from its parent, then up. */
+		if (w.n == 1) {
+			rc = visit_post(v, &w, cur, top_parent, name);
+			break;
+		}
+		const struct frame *up = &w.f[w.n - 2];
+		int pfd = climb(cur, up);
+		if (pfd < 0)
+			return fail(&w, cur, -pfd);
+		rc = visit_post(v, &w, cur, pfd, up->kids.v[up->next - 1]);
+		close(cur);
+		cur = pfd;
+		pop(&w);
+		w.rel[w.f[w.n - 1].rel_len] = '\0';
+		if (rc != 0)
+			break;
+	}
+out:
+	close(cur);
+	walk_free(&w);
+	return rc;
+}
+
+static int remove_post(struct cgtree_node *n, void *arg)
+{
+	int *err = arg;
+	if (n->parent_fd >= 0 && unlinkat(n->parent_fd, n->name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		*err = -errno;
+		return -1;
+	}
+	return 0;
+}
+
+int cgtree_remove(int parentfd, const char *name)
+{
+	int err = 0;
+	struct cgtree_visitor v = {.post = remove_post, .arg = &err};
+	int r = cgtree_walk(parentfd, name, &v);
+	return r == CGTREE_BROKEN ? -errno : err;
+}
+
+/* v1 has no cgroup.events: a task anywhere in the subtree ends the walk. */
+static int populated_pre(struct cgtree_node *n, void *arg)
+{
+	int *found = arg;
+	pidv pids = {0};
+	int r = cgdir_procs(n->fd, &pids);
+	size_t tasks = pids.n;
+	pidv_free(&pids);
+	if (r == -ENOENT || r == -ENODEV)
+		return CGTREE_SKIP; /* removed meanwhile: empty */
+	if (r < 0 || tasks) {
+		*found = r < 0 ? r : 1;
+		return CGTREE_STOP;
+	}
+	return CGTREE_DESCEND;
+}
+
+int cgtree_populated(int cgfd, bool unified)
+{
+	_cleanup_free_ char *events = NULL;
+	const char *p;
+	int r, found = 0;
+
+	if (!unified) {
+		struct cgtree_visitor v = {.pre = populated_pre, .arg = &found};
+		r = cgtree_walk(cgfd, "", &v);
+		return r == CGTREE_BROKEN ? -errno : found;
+	}
+	r = cgdir_read(cgfd, "cgroup.events", &events);
+	if (r < 0)
+		return r;
+	p = strstr(events, "populated ");
+	return p ? p[10] == '1' : -EIO;
+}
