@@ -8,6 +8,7 @@ packages=(
 	valgrind                                                # the valgrind lane (memcheck of the daemon)
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
 	python3 socat                                           # tests: raw-socket clients
+	strace                                                  # tests: what the daemon does meanwhile (t_faults)
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 )
 missing=()

@@ -448,3 +448,45 @@ flt_restart_under_clients() {
 
 test_faults_restart_sigterm_under_clients() { flt_restart_under_clients TERM; }
 test_faults_restart_sigkill_under_clients() { flt_restart_under_clients KILL; }
+
+# A uid at its --max-cgroups-per-uid limit used to make the daemon walk the whole hierarchy on each refused
+# Create (issue 13: four such loops raised another user's Ping p99 fivefold). Now a count walks it at most
+# after 99 times the last count's duration: 30 refusals in a row walk a hierarchy of 2000 cgroups a few times
+# at most, counted by the directory reads (getdents64) the daemon makes meanwhile, as strace sees them.
+test_faults_quota_refusals_walk_the_hierarchy_seldom() {
+	local U=$TEST_UID sock=$WORK/flt_qw.sock qpid qh many tracer reads i
+	if pure_v2; then qh=unified; else qh=name=systemd; fi
+	has_hierarchy "$qh" || skip "no $qh hierarchy here"
+	(
+		_enter "$BASHPID" "" || exit 99
+		exec ${DAEMON_WRAPPER:-} "$CGMANAGER" --socket "$sock" --log-level debug --max-cgroups-per-uid 50
+	) >>"$WORK/flt_qw.log" 2>&1 &
+	qpid=$!
+	SB_PIDS+=("$qpid")
+	wait_for_socket "$sock"
+	delegate flt_qw "$U" "$qh"
+	# 2000 cgroups of the user's beside it, as its own mkdir in a cgroup v1 it owns would leave them.
+	many=$(sb_path "$qh")/flt_qw_many
+	mkdir "$many"
+	python3 -c 'import os, sys
+for i in range(2000):
+    p = os.path.join(sys.argv[1], str(i)); os.mkdir(p); os.chown(p, int(sys.argv[2]), int(sys.argv[2]))' "$many" "$U"
+	qcgm() { run_as "$U" "" "$CGM" --socket "$sock" "$@"; }
+	expect_refused "uid $U owns [0-9]+ cgroups in $qh, its limit" qcgm create "$qh" flt_qw/x0
+	strace -f -qq -e trace=getdents64 -o "$WORK/flt_qw.trace" -p "$qpid" 2>/dev/null &
+	tracer=$!
+	wait_until 5 grep -q TracerPid:.*[1-9] "/proc/$qpid/status" || fail "strace did not attach"
+	for i in $(seq 30); do
+		expect_refused "uid $U owns [0-9]+ cgroups in $qh, its limit" qcgm create "$qh" "flt_qw/x$i" || break
+	done
+	kill -INT "$tracer"
+	wait "$tracer" 2>/dev/null || true
+	# A walk of 2000 cgroups reads at least 2000 directories; 30 walks would be 60,000 reads and more.
+	reads=$(grep -c getdents64 "$WORK/flt_qw.trace" || true)
+	echo "measured: 30 refused Creates at the limit made $reads directory reads (a walk of the hierarchy: 2000 and more)"
+	[ "$reads" -lt 10000 ] || fail "30 refused Creates made $reads directory reads: the hierarchy was walked for each"
+	find "$many" -depth -type d -delete
+	cgm_root remove "$qh" flt_qw 1 >/dev/null
+	kill -TERM "$qpid"
+	wait "$qpid" || fail "the quota daemon exited with $? on SIGTERM"
+}
