@@ -32,15 +32,15 @@ sandbox_snapshot() {
 	local except=$1 h d
 	for h in $(sb_hierarchies); do
 		d=$(sb_path "$h")
-		(cd "$d" && find . -printf "$h %p %u:%g %m\n" | sort)
-		while read -r f; do
-			case ${f#./} in "$except"/* | "$except"/.leaf/*) continue ;; esac
-			echo "$h $f: $(sort -n "$d/$f" | tr '\n' ' ')"
-		done < <(cd "$d" && find . -name cgroup.procs | sort)
-		(cd "$d" && find . \( -name memory.limit_in_bytes -o -name memory.max -o -name memory.high \
-			-o -name pids.max -o -name cpu.shares -o -name cpu.weight -o -name freezer.state -o -name cgroup.freeze \
-			-o -name notify_on_release -o -name cgroup.subtree_control -o -name cgroup.type \) -print | sort |
-			while read -r f; do echo "$h $f = $(tr '\n' ' ' <"$f")"; done)
+		(
+			cd "$d" || exit 1
+			find . -printf "%p %u:%g %m\n"
+			# One process per kind of file, not per file: the host may be busy.
+			find . -name cgroup.procs -exec grep -H '' {} + | grep -v "^\./$except/"
+			find . \( -name memory.limit_in_bytes -o -name memory.max -o -name memory.high -o -name pids.max \
+				-o -name cpu.shares -o -name cpu.weight -o -name freezer.state -o -name cgroup.freeze \
+				-o -name notify_on_release -o -name cgroup.subtree_control -o -name cgroup.type \) -exec grep -H '' {} +
+		) | sed "s|^|$h |" | sort
 	done
 }
 
@@ -54,20 +54,21 @@ $(diff <(echo "$now") "$1" | head -20)"
 }
 
 # The attacker's calls, run inside the container in one go: each line of the file $1 is
-# "PATTERN<TAB>COMMAND WORD...". Prints "LINE-NUMBER<TAB>rc<TAB>output on one line" per call.
+# "PATTERN<TAB>COMMAND WORD...". Prints "LINE-NUMBER<TAB>rc<TAB>milliseconds<TAB>output on one line" per call.
 ESCAPE_RUNNER='
 n=0
 while IFS="	" read -r pat cmd; do
 	n=$((n + 1))
 	read -r -a w <<<"$cmd"
+	t0=${EPOCHREALTIME/[.,]/}
 	out=$("${w[@]}" 2>&1); rc=$?
-	printf "%s\t%s\t%s\n" "$n" "$rc" "$(echo "$out" | tr "\n" " ")"
+	printf "%s\t%s\t%s\t%s\n" "$n" "$rc" "$(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 ))" "$(echo "$out" | tr "\n" " ")"
 done <"$1"'
 
 # escape_check CALLS RESULTS: every call was refused, with its message matching its PATTERN.
 escape_check() {
 	local calls=$1 results=$2 n rc out pat cmd bad=0 count=0
-	while IFS=$'\t' read -r n rc out; do
+	while IFS=$'\t' read -r n rc ms out; do
 		count=$((count + 1))
 		IFS=$'\t' read -r pat cmd < <(sed -n "${n}p" "$calls")
 		if [ "$rc" = 0 ]; then
@@ -102,38 +103,56 @@ ESC_OTHER_PIDNS="pid [0-9]+ is not in your pid namespace"
 # API) and through its parent containers' cgproxies, whose sockets it can reach.
 escape_calls() {
 	local uid=$1 own=$2 P=$WORK/c1/l2/l3/sock D=$SOCK I0=$CGM_IFACE0 I1=org.linuxcontainers.cgmanager1
-	local name sock pid c m
+	local names=(.. ../.. ../../.. ../l3b sub/../../l3b //..//l3b) sock pid c t pat k=0
+	# Each method with two of the names (in turn, so that every name reaches every method of some socket):
+	# the names are refused before anything is looked up, the same way for every method.
+	local plain=(
+		"$I0.Create string:memory string:@/x"
+		"$I0.Chown string:memory string:@ int32:$uid int32:$uid"
+		"$I0.Chmod string:memory string:@ string: int32:511"
+		"$I0.Chmod string:memory string:@ string:cgroup.procs int32:438"
+		"$I0.MovePid string:memory string:@ int32:$own"
+		"$I0.MovePidAbs string:memory string:@ int32:$own"
+		"$I0.GetValue string:memory string:@ string:$MLIM"
+		"$I0.SetValue string:memory string:@ string:$MLIM string:1"
+		"$I0.SetValue string:freezer string:@ string:freezer.state string:FROZEN"
+		"$I0.Remove string:memory string:@ int32:1"
+		"$I0.GetTasks string:memory string:@"
+		"$I0.GetTasksRecursive string:memory string:@"
+		"$I0.ListChildren string:memory string:@"
+		"$I0.RemoveOnEmpty string:memory string:@"
+		"$I0.Prune string:memory string:@"
+		"$I0.ListKeys string:memory string:@")
+	local keyapi=(
+		"$I1.Create string:@/x array:string:memory dict:string:string:memory.limit,1M"
+		"$I1.SetValues string:@ dict:string:string:memory.limit,1M"
+		"$I1.SetValues string:@ dict:string:string:pids.limit,1"
+		"$I1.GetValues string:@ array:string:memory.limit"
+		"$I1.ListChildren string:@"
+		"$I1.ListTasks string:@ boolean:true"
+		"$I1.Chown string:@ uint32:$uid uint32:$uid"
+		"$I1.MovePid string:@ int32:$own"
+		"$I1.Delete string:@ boolean:true"
+		"$I1.Kill string:@ int32:9"
+		"$I1.Freeze string:@"
+		"$I1.Thaw string:@")
 	for sock in "$P" "$D"; do
-		for name in .. ../.. ../../.. ../l3b sub/../../l3b //..//l3b; do
-			escape_call "$ESC_NAME" "$sock" $I0.Create string:memory string:$name/x
-			escape_call "$ESC_NAME|arguments from another user namespace cannot be trusted" "$sock" $I0.Chown string:memory string:$name int32:$uid int32:$uid
-			escape_call "$ESC_NAME" "$sock" $I0.Chmod string:memory string:$name string: int32:511
-			escape_call "$ESC_NAME" "$sock" $I0.Chmod string:memory string:$name string:cgroup.procs int32:438
-			escape_call "$ESC_NAME|$ESC_PIDARG" "$sock" $I0.MovePid string:memory string:$name int32:$own
-			escape_call "$ESC_NAME|$ESC_PIDARG|MovePidAbs is for root" "$sock" $I0.MovePidAbs string:memory string:$name int32:$own
-			escape_call "$ESC_NAME" "$sock" $I0.GetValue string:memory string:$name string:$MLIM
-			escape_call "$ESC_NAME" "$sock" $I0.SetValue string:memory string:$name string:$MLIM string:1
-			escape_call "$ESC_NAME" "$sock" $I0.SetValue string:freezer string:$name string:freezer.state string:FROZEN
-			escape_call "$ESC_NAME" "$sock" $I0.Remove string:memory string:$name int32:1
-			escape_call "$ESC_NAME" "$sock" $I0.GetTasks string:memory string:$name
-			escape_call "$ESC_NAME" "$sock" $I0.GetTasksRecursive string:memory string:$name
-			escape_call "$ESC_NAME" "$sock" $I0.ListChildren string:memory string:$name
-			escape_call "$ESC_NAME" "$sock" $I0.RemoveOnEmpty string:memory string:$name
-			escape_call "$ESC_NAME" "$sock" $I0.Prune string:memory string:$name
-			escape_call "$ESC_NAME" "$sock" $I0.ListKeys string:memory string:$name
-			[ "$sock" = "$D" ] || continue
-			escape_call "$ESC_NAME" "$D" $I1.Create string:$name/x array:string:memory dict:string:string:memory.limit,1M
-			escape_call "$ESC_NAME" "$D" $I1.SetValues string:$name dict:string:string:memory.limit,1M
-			escape_call "$ESC_NAME" "$D" $I1.SetValues string:$name dict:string:string:pids.limit,1
-			escape_call "$ESC_NAME" "$D" $I1.GetValues string:$name array:string:memory.limit
-			escape_call "$ESC_NAME" "$D" $I1.ListChildren string:$name
-			escape_call "$ESC_NAME" "$D" $I1.ListTasks string:$name boolean:true
-			escape_call "$ESC_NAME" "$D" $I1.Chown string:$name uint32:$uid uint32:$uid
-			escape_call "$ESC_NAME|$ESC_KEY_PIDARG" "$D" $I1.MovePid string:$name int32:$own
-			escape_call "$ESC_NAME" "$D" $I1.Delete string:$name boolean:true
-			escape_call "$ESC_NAME" "$D" $I1.Kill string:$name int32:9
-			escape_call "$ESC_NAME" "$D" $I1.Freeze string:$name
-			escape_call "$ESC_NAME" "$D" $I1.Thaw string:$name
+		for t in "${plain[@]}" "${keyapi[@]}"; do
+			[[ $t == "$I1".* && $sock = "$P" ]] && continue # cgproxy does not serve the key API
+			# Straight to the daemon, pid and id arguments of the 0.42 interface are refused before the name.
+			case $sock:${t%% *} in
+			*.MovePidAbs) pat="MovePidAbs is for root" ;;
+			"$D:$I0.MovePid") pat=$ESC_PIDARG ;;
+			"$D:$I0.Chown") pat="uid and gid arguments from another user namespace cannot be trusted" ;;
+			"$D:$I1.MovePid") pat=$ESC_KEY_PIDARG ;;
+			*) pat=$ESC_NAME ;;
+			esac
+			# Through its cgproxy, its root's MovePidAbs reaches the name.
+			[[ $sock:$uid:$t == "$P:0:$I0.MovePidAbs "* ]] && pat=$ESC_NAME
+			for c in $((k % 6)) $(((k + 3) % 6)); do
+				escape_call "$pat" "$sock" ${t//@/${names[c]}}
+			done
+			k=$((k + 1))
 		done
 	done
 	# Tasks outside: pid numbers as the host and each outer pid namespace see them (none is in this one).
@@ -168,8 +187,8 @@ ESC_PIDS=()
 
 # escape_setup: containers c1, c1/l2, c1/l2/l3 and c1/l2/l3b (l3's sibling); a task of root of each outer
 # level and one of host root in the sandbox root; cgroup u500 of l3 delegated to l3's uid 500. Sets ESC_PIDS
-# (host pid numbers of the tasks outside l3: those, the daemon, the outer inits), ESC_PROXY_PIDS[C] (the
-# same as container C's pid namespace numbers them) and ESC_PROXY_OWN[C] (l3's init as C numbers it).
+# (host pid numbers of the tasks outside l3: those and the daemon), ESC_PROXY_PIDS[C] (those and the outer
+# containers' inits as container C's pid namespace numbers them) and ESC_PROXY_OWN[C] (l3's init as C numbers it).
 escape_setup() {
 	local v c p nspid inside victims=()
 	containers_nested 3 || return 1
@@ -177,12 +196,12 @@ escape_setup() {
 	in_container c1/l2/l3 "$CGM" create all u500
 	in_container c1/l2/l3 "$CGM" chown all u500 500 500
 	victims+=("$(spawn_sleeper 0 "")" "$DAEMON_PID")
-	for c in c1 c1/l2 c1/l2/l3b; do victims+=("$(container_sleeper "$c")" "$(host_pid "$c")"); done
+	for c in c1 c1/l2 c1/l2/l3b; do victims+=("$(container_sleeper "$c")"); done
 	inside=$(in_container c1/l2/l3 ls /proc | grep -E '^[0-9]+$')
 	ESC_PIDS=() ESC_PROXY_PIDS=([c1]= [c1/l2]=)
-	for v in "${victims[@]}"; do
+	for v in "${victims[@]}" "$(host_pid c1)" "$(host_pid c1/l2)" "$(host_pid c1/l2/l3b)"; do
 		read -r -a nspid < <(awk '/^NSpid:/ {$1 = ""; print}' "/proc/$v/status")
-		grep -qx "${nspid[0]}" <<<"$inside" || ESC_PIDS+=("${nspid[0]}")
+		[[ " ${victims[*]} " != *" $v "* ]] || grep -qx "${nspid[0]}" <<<"$inside" || ESC_PIDS+=("${nspid[0]}")
 		[ "${#nspid[@]}" -lt 2 ] || ESC_PROXY_PIDS[c1]+=" ${nspid[1]}"
 		[ "${#nspid[@]}" -lt 3 ] || ESC_PROXY_PIDS[c1/l2]+=" ${nspid[2]}"
 	done
@@ -229,4 +248,36 @@ test_container_proxy_serves_on_after_refusals() {
 	done
 	expect_eq "$(in_container c1/l2/l3 "$CGM" getpidcgroup memory 1)" / "the container's root served at once"
 	expect_owner "$(sb_path memory)/c1/l2/l3/u500" 111500 111500
+}
+
+# Key API Chown from a container's root takes ids as the container numbers them: the daemon translates them
+# through the container's map, and refuses an id the map does not cover. The 0.42 Chown through cgproxy
+# (the kernel translates) does the same.
+test_container_chown_translates_ids_through_the_map() {
+	local d
+	containers_nested 3
+	d=$(sb_path memory)
+	# c1 maps 0-65535 to host 100000-165535.
+	in_container c1 "$CGM" new own1
+	in_container c1 "$CGM" own own1 1000 1000
+	expect_owner "$d/c1/own1" 101000 101000
+	expect_refused "uid 70000 is not mapped in your user namespace" in_container c1 "$CGM" own own1 70000 70000
+	expect_refused "gid 70000 is not mapped in your user namespace" in_container c1 "$CGM" own own1 1000 70000
+	expect_refused "uid 70000 gid 70000 are not mapped in this namespace" in_container c1 "$CGM" chown memory own1 70000 70000
+	expect_owner "$d/c1/own1" 101000 101000
+	in_container c1 "$CGM" chown memory own1 2000 2000
+	expect_owner "$d/c1/own1" 102000 102000
+	# l3, three levels down, maps 0-999 to host 111000-111999.
+	in_container c1/l2/l3 "$CGM" new own3
+	in_container c1/l2/l3 "$CGM" own own3 999 999
+	expect_owner "$d/c1/l2/l3/own3" 111999 111999
+	expect_refused "uid 1000 is not mapped in your user namespace" in_container c1/l2/l3 "$CGM" own own3 1000 1000
+	expect_refused "uid 70000 is not mapped in your user namespace" in_container c1/l2/l3 "$CGM" own own3 70000 70000
+	expect_refused "uid 1000 gid 1000 are not mapped in this namespace" in_container c1/l2/l3 "$CGM" chown memory own3 1000 1000
+	expect_owner "$d/c1/l2/l3/own3" 111999 111999
+	# A non-root uid of l3 may not hand its cgroup to another id, mapped or not.
+	in_container c1/l2/l3 "$CGM" own own3 500 500
+	expect_refused "only root may chown" in_container_as c1/l2/l3 c1/l2/l3 500 "$CGM" own own3 501 501
+	expect_refused "not mapped in your user namespace" in_container_as c1/l2/l3 c1/l2/l3 500 "$CGM" own own3 70000 70000
+	expect_owner "$d/c1/l2/l3/own3" 111500 111500
 }
