@@ -242,7 +242,7 @@ static int relay_once(struct upstream *u, struct scm_request *q, bool *retry)
 	}
 	if ((r = send_credential(sv[0], &q->requester)) < 0) {
 		r = reply_errno(q->plain, r, "cgmanager did not take the request");
-		goto out;
+		goto abandon;
 	}
 	if (q->m->second != SCM_SECOND_NONE) {
 		struct ucred second = {.pid = getpid(), .uid = getuid(), .gid = getgid()};
@@ -262,14 +262,23 @@ static int relay_once(struct upstream *u, struct scm_request *q, bool *retry)
 			else
 				r = sd_bus_reply_method_errorf(q->plain, name, "uid %u gid %u are not mapped in this namespace: %s",
 				                               (unsigned)q->uid, (unsigned)q->gid, strerror(-r));
-			goto out;
+			goto abandon;
 		}
 		if (r < 0) {
 			r = reply_errno(q->plain, r, "cgmanager did not take the second credential");
-			goto out;
+			goto abandon;
 		}
 	}
 	r = reply_result(q->plain, sv[0], q->m);
+	goto out;
+abandon:
+	/*
+	 * The daemon holds the exchange until the credential it waits for comes (5 s), and counts it against
+	 * this connection's few (SCM_PER_CONN): left so, a handful of refused pids would stop the proxy for
+	 * every user of the container. Closing the connection ends its exchanges at once; the next request
+	 * reconnects.
+	 */
+	upstream_close(u);
 out:
 	sd_bus_error_free(&err);
 	sd_bus_message_unref(call);
