@@ -11,10 +11,11 @@ DEEP_TREE=$here/../helpers/deep_tree.py
 # deep_daemon: this test's daemon on a socket of its own (SOCK, for cgm_as and cgm_root), with a 256 KiB stack;
 # deep_daemon_stop checks that it exits cleanly (no sanitizer or valgrind report: their exit statuses).
 deep_daemon() {
+	SUITE_SOCK=$SOCK DEEP_NAME=
 	SOCK=$WORK/deep-$BASHPID.sock
 	DAEMON_WRAPPER="prlimit --stack=262144 -- ${DAEMON_WRAPPER:-}" daemon_spawn "$SOCK" "$WORK/deep-$BASHPID.log"
 	DEEP_PID=$SPAWNED_PID
-	trap 'kill -0 "$DEEP_PID" 2>/dev/null && stop_pid "$DEEP_PID" 10; true' EXIT
+	trap 'deep_cleanup; kill -0 "$DEEP_PID" 2>/dev/null && stop_pid "$DEEP_PID" 10; true' EXIT
 	wait_for_socket "$SOCK"
 }
 deep_daemon_stop() {
@@ -34,17 +35,19 @@ deep_owner() {
 deep_setup() {
 	local name=$1 made
 	deep_owner
+	DEEP_NAME=$name
 	if [ "$DO" = 0 ]; then cgm_root create all "$name" >/dev/null; else delegate "$name" "$DO" >/dev/null; fi
 	DDIR=$(sb_path "$DH")/$name
 	made=$(run_as "$DO" "" /usr/bin/python3 "$DEEP_TREE" "$DDIR" "$DEEP_LEVELS" ${2:+"$2"}) || return 1
 	expect_eq "$made" "$DEEP_LEVELS" "levels made beneath $DH:/$name"
 }
 
-# deep_cleanup NAME: removes what is left of the tree (find -delete works relative to each parent, so it
-# reaches beneath PATH_MAX).
+# deep_cleanup: on the test's exit, removes what is left of its tree (find -delete works relative to each
+# parent, so it reaches beneath PATH_MAX), through the suite's daemon.
 deep_cleanup() {
+	[ -n "${DEEP_NAME:-}" ] || return 0
 	[ -d "$DDIR" ] && find "$DDIR" -mindepth 1 -depth -type d -delete 2>/dev/null
-	cgm_root remove all "$1" 1 >/dev/null 2>&1 || true
+	SOCK=$SUITE_SOCK cgm_root remove all "$DEEP_NAME" 1 >/dev/null 2>&1 || true
 }
 
 test_deep_tree_prune() {
@@ -54,7 +57,6 @@ test_deep_tree_prune() {
 	expect_ok cgm_as "$DO" dp prune "$DH" ""
 	expect_missing "$DDIR/d"
 	deep_daemon_stop
-	deep_cleanup dp
 }
 
 test_deep_tree_remove_recursive() {
@@ -63,7 +65,6 @@ test_deep_tree_remove_recursive() {
 	expect_ok cgm_as "$DO" "" remove "$DH" dr/d 1
 	expect_missing "$DDIR/d"
 	deep_daemon_stop
-	deep_cleanup dr
 }
 
 test_deep_tree_tasks_kill_and_delete_force_reach_the_bottom() {
@@ -84,7 +85,6 @@ test_deep_tree_tasks_kill_and_delete_force_reach_the_bottom() {
 	expect_ok cgm_root delete -f dk
 	expect_missing "$DDIR"
 	deep_daemon_stop
-	deep_cleanup dk
 }
 
 test_deep_tree_remove_on_empty_removes_it_whole() {
@@ -97,7 +97,6 @@ test_deep_tree_remove_on_empty_removes_it_whole() {
 	end_pids "$pid"
 	wait_until 10 test ! -e "$DDIR/d" || fail "de/d was not removed once empty"
 	deep_daemon_stop
-	deep_cleanup de
 }
 
 test_deep_tree_quota_count_walks_it() {
@@ -107,5 +106,4 @@ test_deep_tree_quota_count_walks_it() {
 	# The owner now owns more than --max-cgroups-per-uid (1000): counting walks the whole tree, then refuses.
 	expect_refused "uid $DO owns [0-9]+ cgroups in $DH, its limit" cgm_as "$DO" "" create "$DH" dq/more
 	deep_daemon_stop
-	deep_cleanup dq
 }
