@@ -41,20 +41,23 @@ int task_is_requesters(const struct requester *r, pid_t pid, enum task_action ac
 	return policy_owns_task(&r->cred, &tf, action, why) ? 0 : 1;
 }
 
-int check_freeze_write(const struct requester *r, int cgfd, const char *what, const char *file, const char *value,
-                       struct err *e)
+int check_task_write(const struct requester *r, int cgfd, const char *what, const char *file, const char *value,
+                     struct err *e)
 {
+	enum task_action action;
 	pidv pids = {0};
 	char why[POLICY_WHY_MAX];
 	int rc = 0, got;
 
-	if (policy_is_host_root(&r->cred) || !policy_is_freeze_write(file, value))
+	if (policy_is_host_root(&r->cred) || !policy_write_acts_on_tasks(file, value, &action))
 		return 0;
+	const char *refused = action == TASK_FREEZE ? "Freeze refused, nothing was frozen"
+	                                            : "Kill refused, nothing was signalled";
 	if ((got = subtree_tasks(cgfd, &pids)) < 0)
-		return err_errno(e, -got, "Freeze refused, nothing was frozen: cannot read the tasks of %s", what);
+		return err_errno(e, -got, "%s: cannot read the tasks of %s", refused, what);
 	for (size_t i = 0; rc == 0 && i < pids.n; i++)
-		if (task_is_requesters(r, pids.v[i], TASK_FREEZE, why) == 1)
-			rc = err_set(e, ERR_ACCESS, "Freeze refused, nothing was frozen: %s (in %s)", why, what);
+		if (task_is_requesters(r, pids.v[i], action, why) == 1)
+			rc = err_set(e, ERR_ACCESS, "%s: %s (in %s)", refused, why, what);
 	pidv_free(&pids);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* The tasks of a cgroup's whole subtree, and the rule that each must be the requester's before it is frozen. */
+/* The tasks of a cgroup's whole subtree, and the rule that each must be the requester's before it is frozen or killed. */
 #pragma once
 #include "cgfs/cgdir.h"
 #include "ops/ops.h"
@@ -10,8 +10,8 @@ int subtree_tasks(int cgfd, pidv *out);
 int task_is_requesters(const struct requester *r, pid_t pid, enum task_action action, char why[POLICY_WHY_MAX]);
 
 /*
- * Writing value to file of the cgroup at cgfd (named what) freezes its subtree: every task in it must be the
- * requester's, as for Kill, or nothing is written. Other writes, and host root's, pass.
+ * Writing value to file of the cgroup at cgfd (named what) freezes or kills its subtree: every task in it must
+ * be the requester's, as for Kill, or nothing is written. Other writes, and host root's, pass.
  */
-int check_freeze_write(const struct requester *r, int cgfd, const char *what, const char *file, const char *value,
-                       struct err *e);
+int check_task_write(const struct requester *r, int cgfd, const char *what, const char *file, const char *value,
+                     struct err *e);

@@ -97,7 +97,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
-	if (check_freeze_write(r, t.fd, t.what, key, value, e) < 0)
+	if (check_task_write(r, t.fd, t.what, key, value, e) < 0)
 		goto out;
 	rr = cgdir_write(t.fd, key, value);
 	if (rr < 0) {

@@ -93,7 +93,7 @@ static int check_step(struct key_ctx *k, struct step *s, struct err *e)
 	if (!policy_may_set_value(&r->cred, &own, file, s->t->rel[0] == '\0', strcmp(s->t->rel, s->t->req_rel) == 0,
 	                          what, why))
 		return err_set(e, ERR_ACCESS, "%s: %s", s->key, why);
-	if (s->w->file && check_freeze_write(r, s->t->fd, s->t->what, file, s->w->value, e) < 0)
+	if (s->w->file && check_task_write(r, s->t->fd, s->t->what, file, s->w->value, e) < 0)
 		return err_prefix(e, s->key);
 	if (s->w->file && !write_only(s->w->file) && cgdir_read(s->t->fd, s->w->file, &s->old) < 0)
 		s->old = NULL;

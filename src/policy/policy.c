@@ -250,8 +250,8 @@ bool policy_is_delegated_file(const char *file, bool unified, const char *const 
 	return strcmp(file, "cgroup.threads") == 0 || strcmp(file, "cgroup.subtree_control") == 0;
 }
 
-/* Whatever the kernel would take as a freeze is one: it parses cgroup.freeze as an integer and trims blanks. */
-bool policy_is_freeze_write(const char *file, const char *value)
+/* Whatever the kernel would take for a freeze or a kill is one: it trims blanks and parses numbers itself. */
+bool policy_write_acts_on_tasks(const char *file, const char *value, enum task_action *action)
 {
 	size_t len;
 	while (isspace((unsigned char)*value))
@@ -259,9 +259,11 @@ bool policy_is_freeze_write(const char *file, const char *value)
 	len = strlen(value);
 	while (len && isspace((unsigned char)value[len - 1]))
 		len--;
+	*action = TASK_FREEZE;
 	if (strcmp(file, "freezer.state") == 0)
 		return !(len == 6 && strncmp(value, "THAWED", 6) == 0);
 	if (strcmp(file, "cgroup.freeze") == 0)
 		return !(len == 1 && value[0] == '0');
-	return false;
+	*action = TASK_SIGNAL;
+	return strcmp(file, "cgroup.kill") == 0;
 }

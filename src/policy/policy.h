@@ -82,8 +82,12 @@ bool policy_owns_task(const struct cred *c, const struct task_facts *t, enum tas
 bool policy_may_move(const struct cred *c, const struct task_facts *t, const struct owner *dest_procs,
                      const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX]);
 
-/* Writing value to file freezes the cgroup's tasks (v1 freezer.state other than THAWED, cgroup.freeze but 0). */
-bool policy_is_freeze_write(const char *file, const char *value);
+/*
+ * Writing value to file acts on the cgroup's tasks as a Kill or a Freeze does, so it is bound by the same
+ * per-task rule: v1 freezer.state but THAWED and cgroup.freeze but 0 freeze (*action TASK_FREEZE),
+ * cgroup.kill signals (TASK_SIGNAL).
+ */
+bool policy_write_acts_on_tasks(const char *file, const char *value, enum task_action *action);
 
 /* Files a value may never be written to: they move tasks or run programs as root. */
 bool policy_is_task_or_agent_file(const char *key);

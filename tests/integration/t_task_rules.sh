@@ -61,6 +61,26 @@ test_task_rule_freeze_refused_for_a_task_not_the_requesters() {
 	cgm_root delete -f tr_frz
 }
 
+# cgroup.kill is a Kill by another name: 0.42's SetValue of it in a cgroup the user made, with root's task in
+# it, must be refused as the Kill is, and signal nobody.
+test_task_rule_cgroup_kill_value_refused_for_a_task_not_the_requesters() {
+	local mine roots
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate tr_ck "$TEST_UID"
+	cgm_as "$TEST_UID" tr_ck create all c >/dev/null
+	[ -e "$(sb_path unified)/tr_ck/c/cgroup.kill" ] || skip "this kernel has no cgroup.kill"
+	mine=$(spawn_sleeper "$TEST_UID" tr_ck/c)
+	roots=$(spawn_sleeper 0 tr_ck/c)
+	expect_refused "Kill refused, nothing was signalled: pid $roots runs as uid 0; you are uid $TEST_UID and may signal only your own tasks" \
+		cgm_as "$TEST_UID" tr_ck setvalue unified c cgroup.kill 1
+	sleep 0.2
+	alive "$mine" && alive "$roots" || fail "a refused cgroup.kill signalled a task"
+	end_pids "$roots"
+	expect_ok cgm_as "$TEST_UID" tr_ck setvalue unified c cgroup.kill 1
+	wait_until 5 pid_gone "$mine" || fail "the user's cgroup.kill did not end its own task"
+	cgm_root delete -f tr_ck
+}
+
 # On cgroup2 the owner of a delegated cgroup may make a child threaded; its cgroup.procs then refuses to be
 # read (EOPNOTSUPP), which made root's Kill, tasks -r, GetTasksRecursive and Delete force fail and spare the
 # tasks beneath. Their threads are listed in cgroup.threads, and their processes found from those.

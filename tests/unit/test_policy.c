@@ -209,6 +209,21 @@ static void task_refusals_name_the_action(void)
 	CHECK(strstr(why, "may move only your own tasks") != NULL);
 }
 
+/* Writes that freeze or kill are told apart from those that do not, as the kernel would parse them. */
+static void writes_that_act_on_tasks(void)
+{
+	enum task_action a;
+	CHECK(policy_write_acts_on_tasks("freezer.state", "FROZEN", &a) && a == TASK_FREEZE);
+	CHECK(policy_write_acts_on_tasks("freezer.state", "FREEZING", &a));
+	CHECK(!policy_write_acts_on_tasks("freezer.state", "THAWED\n", &a));
+	CHECK(policy_write_acts_on_tasks("cgroup.freeze", " 1", &a) && a == TASK_FREEZE);
+	CHECK(policy_write_acts_on_tasks("cgroup.freeze", "+1", &a));
+	CHECK(!policy_write_acts_on_tasks("cgroup.freeze", "0\n", &a));
+	CHECK(policy_write_acts_on_tasks("cgroup.kill", "1", &a) && a == TASK_SIGNAL);
+	CHECK(!policy_write_acts_on_tasks("memory.max", "0", &a));
+	CHECK(!policy_write_acts_on_tasks("cgroup.freezeX", "1", &a));
+}
+
 int main(void)
 {
 	RUN(permission_bits);
@@ -225,5 +240,6 @@ int main(void)
 	RUN(container_moves_only_mapped_visible_tasks);
 	RUN(root_of_a_user_namespace_is_not_host_root);
 	RUN(task_refusals_name_the_action);
+	RUN(writes_that_act_on_tasks);
 	return CHECK_EXIT();
 }
