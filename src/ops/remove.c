@@ -140,7 +140,6 @@ struct tree_removal {
 	const struct hierarchy *h;
 	const struct requester *r;
 	const char *what; /* of the walk's top */
-	bool unified;
 	struct err *e;
 };
 
@@ -205,7 +204,7 @@ static int remove_post(struct cgtree_node *n, void *arg)
 static int remove_tree(struct ops *o, const struct hierarchy *h, const struct requester *r, const char *what,
                        int parentfd, const char *name, struct err *e)
 {
-	struct tree_removal c = {o, h, r, what, false, e};
+	struct tree_removal c = {o, h, r, what, e};
 	struct cgtree_visitor v = {.pre = removable_pre, .post = remove_post, .arg = &c};
 	int rc = cgtree_walk(parentfd, name, &v);
 	if (rc == CGTREE_BROKEN && errno == ENOENT)
@@ -271,9 +270,11 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 	} else {
 		struct stat st;
 		uid_t owner = fstat(t.fd, &st) == 0 ? st.st_uid : (uid_t)-1; /* -1: nobody's count */
-		if (unlinkat(pfd, base, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+		if (unlinkat(pfd, base, AT_REMOVEDIR) == 0) {
 			quota_note_removed(o->quotas, h, owner);
 			rc = 0;
+		} else if (errno == ENOENT) {
+			rc = 0; /* removed meanwhile, behind the daemon's back: the next count sees it */
 		} else if (errno == EBUSY || errno == ENOTEMPTY) {
 			err_set(e, ERR_BUSY, "%s gained a task or a child cgroup while it was being removed; it stays", t.what);
 		} else {
