@@ -11,7 +11,8 @@
  *
  *   --second PID       the victim of GetPidCgroup*, MovePid*
  *   --second UID:GID   the new owner of ChownScm
- *   --as PID:UID:GID   the requester credential to claim (default: our own);
+ *   --as PID:UID:GID   the requester credential to claim (default: our own;
+ *                      PID self: our pid);
  *                      the kernel refuses what we may not claim
  *   --second-as PID:UID:GID  the whole second credential to claim (default:
  *                      our own, with --second's pid or ids in it)
@@ -20,9 +21,10 @@
  *   --unconnected      pass a SOCK_DGRAM socket connected to nothing
  *   --other-fd         send the credentials on a socketpair other than the one
  *                      passed; report what came on the passed one in 7 s
- *   --early            send every credential right after the first kick, the
- *                      second before the daemon asked for it
- *   --extra N          then send N more credentials nobody asked for
+ *   --early            send every credential before the call, none when asked
+ *   --extra N          with --early: N more of our credentials nobody asked
+ *                      for; report any datagram that follows the answer
+ *                      within 1 s
  *
  * Sockets wired so that the daemon hears itself (the attacks on its trust in
  * SCM_CREDENTIALS: the kernel vouches for the sender, and the daemon sends
@@ -150,24 +152,43 @@ static void expect_kick(int fd)
 	}
 }
 
-static void send_cred(int fd, struct ucred cred)
+/* Sends n credential datagrams in one system call; exits 3 when the kernel refuses one. */
+static void send_creds(int fd, const struct ucred *creds, int n)
 {
-	union {
+	union control {
 		struct cmsghdr h;
 		char space[CMSG_SPACE(sizeof(struct ucred))];
-	} control = { 0 };
+	} control[10];
+	struct mmsghdr msgs[10];
+	struct iovec iov[10];
 	char byte = 'p';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_CREDENTIALS;
-	c->cmsg_len = CMSG_LEN(sizeof(cred));
-	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) {
-		printf("kernel refused: %s\n", strerror(errno));
-		exit(3);
+	if (n > 10)
+		die("too many credentials");
+	memset(control, 0, sizeof(control));
+	memset(msgs, 0, sizeof(msgs));
+	for (int i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
+		msgs[i].msg_hdr = (struct msghdr){ .msg_iov = &iov[i], .msg_iovlen = 1, .msg_control = &control[i],
+		                                   .msg_controllen = sizeof(control[i]) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_CREDENTIALS;
+		c->cmsg_len = CMSG_LEN(sizeof(creds[i]));
+		memcpy(CMSG_DATA(c), &creds[i], sizeof(creds[i]));
 	}
+	for (int done = 0; done < n;) {
+		int r = sendmmsg(fd, msgs + done, (unsigned)(n - done), MSG_NOSIGNAL);
+		if (r <= 0) {
+			printf("kernel refused: %s\n", strerror(r < 0 ? errno : EIO));
+			exit(3);
+		}
+		done += r;
+	}
+}
+
+static void send_cred(int fd, struct ucred cred)
+{
+	send_creds(fd, &cred, 1);
 }
 
 /* After a failure the daemon may add an 'E' datagram: error name NUL message NUL. */
@@ -241,11 +262,13 @@ static void print_list(int fd, enum result result)
 	}
 }
 
+/* PID:UID:GID; a PID of "self" is our own. */
 static bool parse_triple(const char *s, struct ucred *c)
 {
-	int pid;
+	int pid = getpid();
 	unsigned uid, gid;
-	if (sscanf(s, "%d:%u:%u", &pid, &uid, &gid) != 3)
+	if (strncmp(s, "self:", 5) == 0 ? sscanf(s + 5, "%u:%u", &uid, &gid) != 2
+	                                 : sscanf(s, "%d:%u:%u", &pid, &uid, &gid) != 3)
 		return false;
 	*c = (struct ucred){ .pid = pid, .uid = uid, .gid = gid };
 	return true;
@@ -447,6 +470,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	struct ucred victim = self;
+	if (m->second != S_NONE && !no_cred && !other_fd) {
+		if (have_second_as) {
+			victim = second_as;
+		} else if (m->second == S_PID) {
+			victim.pid = atoi(second);
+		} else if (sscanf(second, "%u:%u", &victim.uid, &victim.gid) != 2) {
+			die("--second takes UID:GID for ChownScm");
+		}
+	}
 	int pair[2];
 	if (unconnected) {
 		pair[0] = -1;
@@ -456,9 +489,24 @@ int main(int argc, char **argv)
 	} else {
 		dgram_pair(kind, pair);
 	}
+	int fd = pair[0];
+	if (early) {
+		/*
+		 * Every credential, and the extra ones, before the call: the daemon finds them queued when it starts.
+		 * (Sent after the exchange ended, a datagram would make the kernel drop what we had not read yet, the
+		 * answer included: unix_dgram_disconnected.)
+		 */
+		struct ucred creds[2 + 8];
+		int n = 0;
+		creds[n++] = requester;
+		if (m->second != S_NONE)
+			creds[n++] = victim;
+		for (int i = 0; i < extra && n < (int)(sizeof(creds) / sizeof(creds[0])); i++)
+			creds[n++] = self;
+		send_creds(fd, creds, n);
+	}
 	call_scm(m, args, nargs, pair[1]);
 	close(pair[1]);
-	int fd = pair[0];
 	expect_kick(fd);
 
 	if (no_cred || other_fd) {
@@ -480,24 +528,23 @@ int main(int argc, char **argv)
 			printf("unexpected datagram of %zd bytes\n", n);
 		return 0;
 	}
-	send_cred(fd, requester);
-	if (m->second != S_NONE) {
-		struct ucred victim = self;
-		if (have_second_as) {
-			victim = second_as;
-		} else if (m->second == S_PID) {
-			victim.pid = atoi(second);
-		} else if (sscanf(second, "%u:%u", &victim.uid, &victim.gid) != 2) {
-			die("--second takes UID:GID for ChownScm");
+	if (early) {
+		if (m->second != S_NONE)
+			expect_kick(fd);
+	} else {
+		send_cred(fd, requester);
+		if (m->second != S_NONE) {
+			expect_kick(fd);
+			send_cred(fd, victim);
 		}
-		if (!early)
-			expect_kick(fd);
-		send_cred(fd, victim);
-		if (early)
-			expect_kick(fd);
 	}
-	for (int i = 0; i < extra; i++)
-		send_cred(fd, self);
 	print_answer(fd, m);
+	if (extra > 0) {
+		/* One answer per call, however many credentials came: nothing more may follow. */
+		char buf[64];
+		ssize_t n = recv_datagram(fd, buf, sizeof(buf), NULL, NULL, 1000);
+		if (n >= 0)
+			printf("unexpected datagram of %zd bytes\n", n);
+	}
 	return 0;
 }
