@@ -262,6 +262,7 @@ new owner gid unmapped: kernel refused: Invalid argument" "the claims of a conta
 	expect_eq "$(sb_state)" "$before" "the sandbox after the refused claims"
 	expect_in_cgroup "$host100k" memory ""
 	expect_owner "$(sb_path memory)/scm_ct/sub" 100000 100000
+	end_pids "$host100k" "$other"
 }
 
 # A container's root replays GetTasksScm's answers for its own cgroup, as the user above did. The cgroup also
@@ -321,4 +322,47 @@ test_scm_early_and_extra_credentials_answered_once() {
 	out=$(scm_as "$TEST_UID" scm_ex ChownScm memory x --second "$TEST_UID:$TEST_UID" --early --extra 2 2>&1) || true
 	expect_eq "$out" 1 "ChownScm with the second credential early and two extra"
 	expect_ok cgm_root ping
+}
+
+# A task in a container's pid namespace but not in its user namespace nor its cgroup: host root entered only
+# the container's pid namespace (nsenter -p). The container's root may name it (the kernel lets root of a
+# pid namespace's owner claim any of its pids), as victim and as requester; the daemon must not let it reach
+# that task nor act from that task's cgroup.
+test_scm_container_names_a_host_task_in_its_pid_namespace() {
+	local init nsent hostpid nspid before out exp
+	delegate scm_pn 100000
+	cgm_root create all scm_pn/sub >/dev/null
+	cgm_root chown all scm_pn/sub 100000 100000 >/dev/null
+	spawn_as 0 scm_pn "$NSEXEC" --map "0 100000 65536" --pidfile "$WORK/scm_pn.pid" -- sleep 600 >/dev/null
+	wait_until 5 test -s "$WORK/scm_pn.pid" || fail "the container did not start"
+	init=$(cat "$WORK/scm_pn.pid")
+	wait_until 5 grep -qx sleep "/proc/$init/comm" || fail "the container's init did not start"
+	nsent=$(spawn_as 0 "" nsenter -t "$init" -p -- sleep 600)
+	wait_until 5 grep -q . "/proc/$nsent/task/$nsent/children" || fail "nsenter did not fork"
+	hostpid=$(cat "/proc/$nsent/task/$nsent/children"); hostpid=${hostpid// /}
+	wait_until 5 grep -qx sleep "/proc/$hostpid/comm" || fail "the task nsenter started is not running"
+	SB_PIDS+=("$hostpid")
+	nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$hostpid/status")
+	before=$(sb_state)
+	out=$(run_as 0 scm_pn nsenter -t "$init" -U -p -m -- sh -c "
+		c='$BUILD/tests/scm-client' s='$SOCK'
+		echo \"cgroup: \$(\$c \$s GetPidCgroupScm memory --second $nspid 2>&1)\"
+		echo \"cgroup abs: \$(\$c \$s GetPidCgroupAbsScm memory --second $nspid 2>&1)\"
+		echo \"move: \$(\$c \$s MovePidScm all sub --second $nspid 2>&1)\"
+		echo \"move abs: \$(\$c \$s MovePidAbsScm all sub --second $nspid 2>&1)\"
+		echo \"as requester: \$(\$c \$s CreateScm memory x --as $nspid:0:0 2>&1)\"" 2>&1)
+	exp="cgroup: <failed>
+error org.freedesktop.DBus.Error.AccessDenied: pid $hostpid is in $MH:/, which is not beneath your cgroup $MH:/scm_pn
+cgroup abs: <failed>
+error org.freedesktop.DBus.Error.AccessDenied: pid $hostpid is in $MH:/, outside the cgroup of the proxy that relayed you
+move: 0
+error org.freedesktop.DBus.Error.AccessDenied: pid $hostpid runs as host uid 0, which your user namespace does not map
+move abs: 0
+error org.freedesktop.DBus.Error.AccessDenied: pid $hostpid runs as host uid 0, which your user namespace does not map
+as requester: 0
+error org.freedesktop.DBus.Error.AccessDenied: your cgroup $MH:/ is outside $MH:/scm_pn, the cgroup of the proxy that relayed you"
+	expect_eq "$out" "$exp" "what the container's root got for the host task in its pid namespace"
+	expect_eq "$(sb_state)" "$before" "the sandbox after the container named the host task"
+	expect_in_cgroup "$hostpid" memory ""
+	end_pids "$hostpid" "$nsent" "$init"
 }
