@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cgfs/idmap.h"
 #include "dbus/admission.h"
 #include "dbus/conn.h"
 #include "dbus/errors.h"
@@ -58,6 +60,7 @@ static void exchange_free(struct scm_exchange *x)
 	}
 	if (x->proxy.pidfd >= 0)
 		close(x->proxy.pidfd);
+	requester_release(&x->proxy);
 	for (int k = 0; k < 4; k++)
 		free(x->s[k]);
 	scm_out_free(&x->out);
@@ -129,12 +132,25 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->conn_serial = c->serial;
 	x->account = admission_account(c->slot);
 	x->proxy = c->req;
-	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection owns them and may go first */
+	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection's, and it may go first: copied below */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 	x->proxy.cgroup_fd = -1; /* the connection's, and it may go first */
 	x->deadline = now_usec() + SCM_DEADLINE_USEC;
 	LIST_PREPEND(reg->head, x, prev, next);
 	reg->count++;
+	/* What a peer in a user namespace could have sent depends on its maps (vouched). */
+	if (c->req.cred.uidmap && c->req.cred.gidmap) {
+		x->proxy.cred.uidmap = malloc(sizeof(struct idmap));
+		x->proxy.cred.gidmap = malloc(sizeof(struct idmap));
+		if (!x->proxy.cred.uidmap || !x->proxy.cred.gidmap) {
+			exchange_free(x);
+			return -ENOMEM;
+		}
+		*x->proxy.cred.uidmap = *c->req.cred.uidmap;
+		*x->proxy.cred.gidmap = *c->req.cred.gidmap;
+	} else {
+		x->proxy.cred.ns_root = false; /* no maps, no power over them */
+	}
 
 	r = read_args(m, x);
 	if (r >= 0)
@@ -163,6 +179,32 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 		                                  strerror(-r));
 	}
 	return sd_bus_reply_method_return(m, "");
+}
+
+/*
+ * The kernel checked whoever sent each credential, but that need not be the peer that passed the socket: the
+ * daemon writes to every Scm socket too, as root (its kicks and answers carry its own credentials, and
+ * GetTasksScm's answers each task's pid with uid 0), so a socket wired back to one of its own would lend
+ * root's. Each credential must be one the peer could have sent itself: ids it may claim (policy_may_vouch)
+ * and a pid its pid namespace sees.
+ */
+static int vouched(const struct scm_exchange *x, struct err *e)
+{
+	char why[POLICY_WHY_MAX];
+	for (int k = 0; k < x->ncred; k++) {
+		const struct ucred *c = &x->cred[k];
+		const char *which = k == 0 ? "requester's" : x->m->second == SCM_SECOND_PID ? "victim's" : "new owner's";
+		if (!policy_may_vouch(&x->proxy.cred, c->uid, c->gid, which, why))
+			return err_set(e, ERR_ACCESS, "%s", why);
+		/* A pid that is gone is left to the operation, which says so. */
+		if (x->proxy.other_pidns && c->pid > 0 && !pid_visible_in(c->pid, x->proxy.pidns) && kill(c->pid, 0) == 0)
+			return err_set(e, ERR_ACCESS,
+			               "refused the %s credential (pid %d): that task is not in your pid namespace, so you "
+			               "could not have sent it (another process, such as this daemon, wrote it to the socket "
+			               "you passed)",
+			               which, (int)c->pid);
+	}
+	return 0;
 }
 
 /* The requester the first credential names: the kernel vouched for it and translated it. */
@@ -202,7 +244,7 @@ static void fail_result(struct scm_exchange *x)
 static void run(struct scm_exchange *x)
 {
 	struct ops *o = server_ops(x->srv);
-	struct requester r;
+	struct requester r = {.pidfd = -1, .cgroup_fd = -1};
 	struct err e = {0};
 	char *str = NULL;
 	pidv pids = {0};
@@ -210,7 +252,7 @@ static void run(struct scm_exchange *x)
 	keyv keys = {0};
 	int rc = -1, n = 0;
 
-	if (requester_of(x, &r, &e) < 0)
+	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0)
 		goto answer_failure;
 	switch (x->m->result) {
 	case SCM_RES_STRING:
@@ -282,6 +324,7 @@ static void run(struct scm_exchange *x)
 	}
 	goto out;
 answer_failure:
+	log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)x->cred[0].pid, (int)x->proxy.pid, e.msg);
 	fail_result(x);
 	scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
 out:

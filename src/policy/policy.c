@@ -29,6 +29,18 @@ bool policy_in_group(const struct cred *c, gid_t gid)
 	return false;
 }
 
+bool policy_may_vouch(const struct cred *peer, uid_t uid, gid_t gid, const char *which, char why[POLICY_WHY_MAX])
+{
+	if ((uid == peer->uid && policy_in_group(peer, gid)) || policy_privileged_over(peer, uid, gid))
+		return true;
+	snprintf(why, POLICY_WHY_MAX,
+	         "refused the %s credential (uid %u, gid %u): you (uid %u) could not have sent it; only root, of the host "
+	         "or of a user namespace that maps them, may send ids other than its own (another process, such as this "
+	         "daemon, wrote it to the socket you passed)",
+	         which, (unsigned)uid, (unsigned)gid, (unsigned)peer->uid);
+	return false;
+}
+
 bool policy_permits(const struct cred *c, const struct owner *o, int want)
 {
 	int bits;

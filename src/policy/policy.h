@@ -38,6 +38,14 @@ struct owner {
 
 #define POLICY_WHY_MAX 384
 
+/*
+ * An Scm credential names ids the kernel let its sender claim; but the sender need not be the peer that passed
+ * the socket (a socket wired to one the daemon writes to carries the daemon's own, root's). So the peer must be
+ * able to have sent them itself, as the kernel would let it: its own uid and one of its gids, or, for root of
+ * the host or of a user namespace, ids that namespace maps. which names the credential ("requester's").
+ */
+bool policy_may_vouch(const struct cred *peer, uid_t uid, gid_t gid, const char *which, char why[POLICY_WHY_MAX]);
+
 enum access_want { WANT_READ = 4, WANT_WRITE = 2, WANT_SEARCH = 1 };
 
 /* Unix permission bits as the kernel applies them; root may do anything. */

@@ -11,10 +11,35 @@
  *
  *   --second PID       the victim of GetPidCgroup*, MovePid*
  *   --second UID:GID   the new owner of ChownScm
- *   --as PID:UID:GID   the requester credential to claim (default: our own);
+ *   --as PID:UID:GID   the requester credential to claim (default: our own;
+ *                      PID self: our pid);
  *                      the kernel refuses what we may not claim
+ *   --second-as PID:UID:GID  the whole second credential to claim (default:
+ *                      our own, with --second's pid or ids in it)
  *   --no-cred          never answer the kick; report what came in 7 s
  *   --stream           pass a SOCK_STREAM socket, which the daemon must refuse
+ *   --unconnected      pass a SOCK_DGRAM socket connected to nothing
+ *   --other-fd         send the credentials on a socketpair other than the one
+ *                      passed; report what came on the passed one in 7 s
+ *   --early            send every credential before the call, none when asked
+ *   --extra N          with --early: N more of our credentials nobody asked
+ *                      for; report any datagram that follows the answer
+ *                      within 1 s
+ *
+ * Sockets wired so that the daemon hears itself (the attacks on its trust in
+ * SCM_CREDENTIALS: the kernel vouches for the sender, and the daemon sends
+ * too, as root). None of them sends a credential of ours to the call:
+ *   --self-connected   pass a datagram socket bound to an abstract name and
+ *                      connected to itself; the daemon's kicks come back to it
+ *   --crosswire        first start a ListChildrenScm (memory, "") on one end of
+ *                      a socketpair, then the call on the other end: each
+ *                      exchange reads the other's kicks
+ *   --replay-tasks CG  first a GetTasksScm (memory, CG), answered honestly; its
+ *                      count is read off and its pid datagrams (which the
+ *                      daemon sends with uid 0) are left queued on the socket
+ *                      then passed to the call
+ * In these modes the answer is read from the other end after the exchanges
+ * have run (1 s), skipping the daemon's kicks where their number is known.
  *
  * Prints status bytes as they come ('0', '1', '2'), strings as they are,
  * lists as "count N" and an item a line, a failure's reason (the daemon's
@@ -30,7 +55,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
@@ -60,14 +87,11 @@ static const struct method methods[] = {
 
 /* File-scope so that every exit path, exit() included, frees them (the suite runs this under LeakSanitizer). */
 static sd_bus *bus;
-static sd_bus_message *call, *reply;
 static sd_bus_error error = SD_BUS_ERROR_NULL;
 
 static void release_bus(void)
 {
 	sd_bus_error_free(&error);
-	sd_bus_message_unref(call);
-	sd_bus_message_unref(reply);
 	sd_bus_flush_close_unref(bus);
 }
 
@@ -128,24 +152,43 @@ static void expect_kick(int fd)
 	}
 }
 
-static void send_cred(int fd, struct ucred cred)
+/* Sends n credential datagrams in one system call; exits 3 when the kernel refuses one. */
+static void send_creds(int fd, const struct ucred *creds, int n)
 {
-	union {
+	union control {
 		struct cmsghdr h;
 		char space[CMSG_SPACE(sizeof(struct ucred))];
-	} control = { 0 };
+	} control[10];
+	struct mmsghdr msgs[10];
+	struct iovec iov[10];
 	char byte = 'p';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_CREDENTIALS;
-	c->cmsg_len = CMSG_LEN(sizeof(cred));
-	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) {
-		printf("kernel refused: %s\n", strerror(errno));
-		exit(3);
+	if (n > 10)
+		die("too many credentials");
+	memset(control, 0, sizeof(control));
+	memset(msgs, 0, sizeof(msgs));
+	for (int i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ .iov_base = &byte, .iov_len = 1 };
+		msgs[i].msg_hdr = (struct msghdr){ .msg_iov = &iov[i], .msg_iovlen = 1, .msg_control = &control[i],
+		                                   .msg_controllen = sizeof(control[i]) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_CREDENTIALS;
+		c->cmsg_len = CMSG_LEN(sizeof(creds[i]));
+		memcpy(CMSG_DATA(c), &creds[i], sizeof(creds[i]));
 	}
+	for (int done = 0; done < n;) {
+		int r = sendmmsg(fd, msgs + done, (unsigned)(n - done), MSG_NOSIGNAL);
+		if (r <= 0) {
+			printf("kernel refused: %s\n", strerror(r < 0 ? errno : EIO));
+			exit(3);
+		}
+		done += r;
+	}
+}
+
+static void send_cred(int fd, struct ucred cred)
+{
+	send_creds(fd, &cred, 1);
 }
 
 /* After a failure the daemon may add an 'E' datagram: error name NUL message NUL. */
@@ -219,117 +262,57 @@ static void print_list(int fd, enum result result)
 	}
 }
 
+/* PID:UID:GID; a PID of "self" is our own. */
 static bool parse_triple(const char *s, struct ucred *c)
 {
-	int pid;
+	int pid = getpid();
 	unsigned uid, gid;
-	if (sscanf(s, "%d:%u:%u", &pid, &uid, &gid) != 3)
+	if (strncmp(s, "self:", 5) == 0 ? sscanf(s + 5, "%u:%u", &uid, &gid) != 2
+	                                 : sscanf(s, "%d:%u:%u", &pid, &uid, &gid) != 3)
 		return false;
 	*c = (struct ucred){ .pid = pid, .uid = uid, .gid = gid };
 	return true;
 }
 
-int main(int argc, char **argv)
+static const struct method *method_named(const char *name)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: scm-client SOCKET METHOD [--second PID|UID:GID] [--as PID:UID:GID] "
-		                "[--no-cred] [--stream] ARG...\n");
-		return 1;
-	}
-	const char *sock_path = argv[1];
-	const struct method *m = NULL;
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strcmp(methods[i].name, argv[2]) == 0)
-			m = &methods[i];
-	if (!m)
-		die("unknown method");
+		if (strcmp(methods[i].name, name) == 0)
+			return &methods[i];
+	return NULL;
+}
 
-	struct ucred self = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
-	struct ucred requester = self;
-	const char *second = NULL, *args[8];
-	size_t nargs = 0;
-	bool no_cred = false;
-	int kind = SOCK_DGRAM;
-	for (int i = 3; i < argc; i++) {
-		if (strcmp(argv[i], "--second") == 0 && i + 1 < argc)
-			second = argv[++i];
-		else if (strcmp(argv[i], "--as") == 0 && i + 1 < argc) {
-			if (!parse_triple(argv[++i], &requester))
-				die("--as takes PID:UID:GID");
-		} else if (strcmp(argv[i], "--no-cred") == 0)
-			no_cred = true;
-		else if (strcmp(argv[i], "--stream") == 0)
-			kind = SOCK_STREAM;
-		else if (nargs < sizeof(args) / sizeof(args[0]))
-			args[nargs++] = argv[i];
-	}
-	if (nargs != strlen(m->sig))
-		die("wrong number of arguments for this method");
-	if (m->second != S_NONE && !second && !no_cred)
-		die("this method needs --second");
-
-	char address[4200];
-	snprintf(address, sizeof(address), "unix:path=%s", sock_path);
-	int r;
-	atexit(release_bus);
-	if ((r = sd_bus_new(&bus)) < 0 || (r = sd_bus_set_address(bus, address)) < 0 ||
-	    (r = sd_bus_negotiate_fds(bus, 1)) < 0 || (r = sd_bus_start(bus)) < 0) {
-		fprintf(stderr, "scm-client: cannot connect to %s: %s\n", sock_path, strerror(-r));
-		return 1;
-	}
-	int pair[2];
-	if (socketpair(AF_UNIX, kind | SOCK_CLOEXEC, 0, pair) < 0)
-		die("socketpair failed");
-	int one = 1;
-	setsockopt(pair[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-
-	r = sd_bus_message_new_method_call(bus, &call, NULL, "/org/linuxcontainers/cgmanager",
-	                                   "org.linuxcontainers.cgmanager0_0", m->name);
+/* Calls m with args and fd; on a D-Bus error prints it and exits 2. The call's messages are freed at exit. */
+static void call_scm(const struct method *m, const char *const *args, size_t nargs, int fd)
+{
+	sd_bus_message *c = NULL, *rep = NULL;
+	int r = sd_bus_message_new_method_call(bus, &c, NULL, "/org/linuxcontainers/cgmanager",
+	                                       "org.linuxcontainers.cgmanager0_0", m->name);
 	for (size_t i = 0; r >= 0 && i < nargs; i++) {
 		if (m->sig[i] == 'i') {
 			int32_t v = (int32_t)strtol(args[i], NULL, 0);
-			r = sd_bus_message_append_basic(call, 'i', &v);
+			r = sd_bus_message_append_basic(c, 'i', &v);
 		} else {
-			r = sd_bus_message_append_basic(call, 's', args[i]);
+			r = sd_bus_message_append_basic(c, 's', args[i]);
 		}
 	}
 	if (r >= 0)
-		r = sd_bus_message_append_basic(call, 'h', &pair[1]);
+		r = sd_bus_message_append_basic(c, 'h', &fd);
 	if (r < 0)
 		die("cannot build the call");
-	r = sd_bus_call(bus, call, 10 * 1000000ULL, &error, &reply);
+	r = sd_bus_call(bus, c, 10 * 1000000ULL, &error, &rep);
+	sd_bus_message_unref(c);
+	sd_bus_message_unref(rep);
 	if (r < 0) {
 		printf("dbus-error %s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
-		return 2;
-	}
-	close(pair[1]);
-	int fd = pair[0];
-	expect_kick(fd);
-
-	if (no_cred) {
-		printf("kicked\n");
 		fflush(stdout);
-		/* Held past the daemon's deadline (5 s): nothing may come but the end of the exchange. */
-		char buf[64];
-		ssize_t n = recv_datagram(fd, buf, sizeof(buf), NULL, NULL, 7000);
-		if (n < 0)
-			printf("nothing after 7 s\n");
-		else
-			printf("unexpected datagram of %zd bytes\n", n);
-		return 0;
+		exit(2);
 	}
-	send_cred(fd, requester);
-	if (m->second != S_NONE) {
-		expect_kick(fd);
-		struct ucred victim = self;
-		if (m->second == S_PID) {
-			victim.pid = atoi(second);
-		} else if (sscanf(second, "%u:%u", &victim.uid, &victim.gid) != 2) {
-			die("--second takes UID:GID for ChownScm");
-		}
-		send_cred(fd, victim);
-	}
+}
 
+/* Prints the answer of m as it comes on fd. */
+static void print_answer(int fd, const struct method *m)
+{
 	char buf[8192];
 	ssize_t n;
 	switch (m->result) {
@@ -350,6 +333,218 @@ int main(int argc, char **argv)
 		break;
 	default:
 		print_list(fd, m->result);
+	}
+}
+
+/* Reads (and drops) n datagrams: kicks whose number is known. */
+static void skip_datagrams(int fd, int n)
+{
+	char buf[64];
+	for (int i = 0; i < n; i++)
+		recv_or_die(fd, buf, sizeof(buf), NULL, NULL);
+}
+
+static void dgram_pair(int kind, int pair[2])
+{
+	if (socketpair(AF_UNIX, kind | SOCK_CLOEXEC, 0, pair) < 0)
+		die("socketpair failed");
+	int one = 1;
+	setsockopt(pair[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+}
+
+/* A datagram socket bound to a fresh abstract name and connected to that name: to itself. */
+static int self_connected_socket(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	                            (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "scm-client-self-%d",
+	                                             (int)getpid()));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) < 0 || connect(fd, (struct sockaddr *)&a, len) < 0)
+		die("cannot make a self-connected socket");
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: scm-client SOCKET METHOD [--second PID|UID:GID] [--as PID:UID:GID] "
+		                "[--second-as PID:UID:GID] [--no-cred] [--stream] [--unconnected] [--other-fd] [--early] "
+		                "[--extra N] [--self-connected] [--crosswire] [--replay-tasks CGROUP] ARG...\n");
+		return 1;
+	}
+	const char *sock_path = argv[1];
+	const struct method *m = method_named(argv[2]);
+	if (!m)
+		die("unknown method");
+
+	struct ucred self = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+	struct ucred requester = self, second_as;
+	const char *second = NULL, *args[8], *replay = NULL;
+	size_t nargs = 0;
+	bool no_cred = false, have_second_as = false, unconnected = false, other_fd = false, early = false;
+	bool self_connected = false, crosswire = false;
+	int kind = SOCK_DGRAM, extra = 0;
+	for (int i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "--second") == 0 && i + 1 < argc)
+			second = argv[++i];
+		else if (strcmp(argv[i], "--as") == 0 && i + 1 < argc) {
+			if (!parse_triple(argv[++i], &requester))
+				die("--as takes PID:UID:GID");
+		} else if (strcmp(argv[i], "--second-as") == 0 && i + 1 < argc) {
+			if (!parse_triple(argv[++i], &second_as))
+				die("--second-as takes PID:UID:GID");
+			have_second_as = true;
+		} else if (strcmp(argv[i], "--no-cred") == 0)
+			no_cred = true;
+		else if (strcmp(argv[i], "--stream") == 0)
+			kind = SOCK_STREAM;
+		else if (strcmp(argv[i], "--unconnected") == 0)
+			unconnected = true;
+		else if (strcmp(argv[i], "--other-fd") == 0)
+			other_fd = true;
+		else if (strcmp(argv[i], "--early") == 0)
+			early = true;
+		else if (strcmp(argv[i], "--extra") == 0 && i + 1 < argc)
+			extra = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--self-connected") == 0)
+			self_connected = true;
+		else if (strcmp(argv[i], "--crosswire") == 0)
+			crosswire = true;
+		else if (strcmp(argv[i], "--replay-tasks") == 0 && i + 1 < argc)
+			replay = argv[++i];
+		else if (nargs < sizeof(args) / sizeof(args[0]))
+			args[nargs++] = argv[i];
+	}
+	bool wired = self_connected || crosswire || replay;
+	if (nargs != strlen(m->sig))
+		die("wrong number of arguments for this method");
+	if (m->second != S_NONE && !second && !have_second_as && !no_cred && !wired && !other_fd)
+		die("this method needs --second");
+
+	char address[4200];
+	snprintf(address, sizeof(address), "unix:path=%s", sock_path);
+	int r;
+	atexit(release_bus);
+	if ((r = sd_bus_new(&bus)) < 0 || (r = sd_bus_set_address(bus, address)) < 0 ||
+	    (r = sd_bus_negotiate_fds(bus, 1)) < 0 || (r = sd_bus_start(bus)) < 0) {
+		fprintf(stderr, "scm-client: cannot connect to %s: %s\n", sock_path, strerror(-r));
+		return 1;
+	}
+
+	if (self_connected) {
+		int fd = self_connected_socket();
+		call_scm(m, args, nargs, fd);
+		/* The kicks land on this very socket: the daemon reads them before we look (it is told at once). */
+		sleep(1);
+		print_answer(fd, m);
+		return 0;
+	}
+	if (crosswire) {
+		int pair[2];
+		const char *list_args[] = { "memory", "" };
+		dgram_pair(SOCK_DGRAM, pair);
+		call_scm(method_named("ListChildrenScm"), list_args, 2, pair[1]);
+		call_scm(m, args, nargs, pair[0]);
+		/* The call's answer comes out of pair[1]; the ListChildren exchange took the first kick there. */
+		sleep(1);
+		skip_datagrams(pair[1], m->second != S_NONE ? 1 : 0);
+		print_answer(pair[1], m);
+		return 0;
+	}
+	if (replay) {
+		int pair[2];
+		const char *task_args[] = { "memory", replay };
+		dgram_pair(SOCK_DGRAM, pair);
+		call_scm(method_named("GetTasksScm"), task_args, 2, pair[0]);
+		expect_kick(pair[1]);
+		send_cred(pair[1], self);
+		int32_t count = recv_int32(pair[1]);
+		printf("replaying %d pid datagrams\n", count);
+		if (count < 1 + (m->second != S_NONE))
+			die("too few tasks to replay");
+		/* pair[1] now holds the daemon's pid datagrams; the call reads them as our credentials. */
+		call_scm(m, args, nargs, pair[1]);
+		skip_datagrams(pair[0], 1 + (m->second != S_NONE));
+		print_answer(pair[0], m);
+		return 0;
+	}
+
+	struct ucred victim = self;
+	if (m->second != S_NONE && !no_cred && !other_fd) {
+		if (have_second_as) {
+			victim = second_as;
+		} else if (m->second == S_PID) {
+			victim.pid = atoi(second);
+		} else if (sscanf(second, "%u:%u", &victim.uid, &victim.gid) != 2) {
+			die("--second takes UID:GID for ChownScm");
+		}
+	}
+	int pair[2];
+	if (unconnected) {
+		pair[0] = -1;
+		pair[1] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (pair[1] < 0)
+			die("socket failed");
+	} else {
+		dgram_pair(kind, pair);
+	}
+	int fd = pair[0];
+	if (early) {
+		/*
+		 * Every credential, and the extra ones, before the call: the daemon finds them queued when it starts.
+		 * (Sent after the exchange ended, a datagram would make the kernel drop what we had not read yet, the
+		 * answer included: unix_dgram_disconnected.)
+		 */
+		struct ucred creds[2 + 8];
+		int n = 0;
+		creds[n++] = requester;
+		if (m->second != S_NONE)
+			creds[n++] = victim;
+		for (int i = 0; i < extra && n < (int)(sizeof(creds) / sizeof(creds[0])); i++)
+			creds[n++] = self;
+		send_creds(fd, creds, n);
+	}
+	call_scm(m, args, nargs, pair[1]);
+	close(pair[1]);
+	expect_kick(fd);
+
+	if (no_cred || other_fd) {
+		if (other_fd) {
+			int elsewhere[2];
+			dgram_pair(SOCK_DGRAM, elsewhere);
+			send_cred(elsewhere[1], requester);
+			printf("sent on another socket\n");
+		} else {
+			printf("kicked\n");
+		}
+		fflush(stdout);
+		/* Held past the daemon's deadline (5 s): nothing may come but the end of the exchange. */
+		char buf[64];
+		ssize_t n = recv_datagram(fd, buf, sizeof(buf), NULL, NULL, 7000);
+		if (n < 0)
+			printf("nothing after 7 s\n");
+		else
+			printf("unexpected datagram of %zd bytes\n", n);
+		return 0;
+	}
+	if (early) {
+		if (m->second != S_NONE)
+			expect_kick(fd);
+	} else {
+		send_cred(fd, requester);
+		if (m->second != S_NONE) {
+			expect_kick(fd);
+			send_cred(fd, victim);
+		}
+	}
+	print_answer(fd, m);
+	if (extra > 0) {
+		/* One answer per call, however many credentials came: nothing more may follow. */
+		char buf[64];
+		ssize_t n = recv_datagram(fd, buf, sizeof(buf), NULL, NULL, 1000);
+		if (n >= 0)
+			printf("unexpected datagram of %zd bytes\n", n);
 	}
 	return 0;
 }

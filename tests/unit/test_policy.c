@@ -224,6 +224,28 @@ static void writes_that_act_on_tasks(void)
 	CHECK(!policy_write_acts_on_tasks("cgroup.freezeX", "1", &a));
 }
 
+/* What the peer that passed an Scm socket could have sent itself (the daemon's own credentials are root's). */
+static void scm_credentials_the_peer_could_send(void)
+{
+	char why[POLICY_WHY_MAX];
+	CHECK(policy_may_vouch(&alice, 1000, 1000, "requester's", why));
+	CHECK(policy_may_vouch(&alice, 1000, 50, "requester's", why)); /* a group it is in */
+	CHECK(!policy_may_vouch(&alice, 0, 0, "requester's", why));    /* the daemon's kick, read back */
+	CHECK(strstr(why, "refused the requester's credential (uid 0, gid 0): you (uid 1000) could not have sent it"));
+	CHECK(!policy_may_vouch(&alice, 1000, 0, "victim's", why));
+	CHECK(strstr(why, "victim's credential (uid 1000, gid 0)"));
+	CHECK(!policy_may_vouch(&alice, 1001, 1001, "new owner's", why));
+	CHECK(policy_may_vouch(&root, 1001, 7, "new owner's", why));
+	/* Root of a user namespace: what it maps, not host root's ids. */
+	CHECK(policy_may_vouch(&croot, 165535, 100000, "requester's", why));
+	CHECK(!policy_may_vouch(&croot, 0, 0, "requester's", why));
+	CHECK(!policy_may_vouch(&croot, 100000, 165536, "requester's", why));
+	CHECK(!policy_may_vouch(&cuser, 101001, 101001, "requester's", why)); /* not root there */
+	CHECK(policy_may_vouch(&cuser, 101000, 101000, "requester's", why));
+	/* A namespace that maps host root has power over it, as the kernel grants. */
+	CHECK(policy_may_vouch(&fake_root, 0, 0, "requester's", why));
+}
+
 int main(void)
 {
 	RUN(permission_bits);
@@ -241,5 +263,6 @@ int main(void)
 	RUN(root_of_a_user_namespace_is_not_host_root);
 	RUN(task_refusals_name_the_action);
 	RUN(writes_that_act_on_tasks);
+	RUN(scm_credentials_the_peer_could_send);
 	return CHECK_EXIT();
 }
