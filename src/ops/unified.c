@@ -35,19 +35,49 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
-/* The leaf of cgroup fd, made if missing and given to the cgroup's owner, who may move its tasks in and out. */
+/*
+ * The leaf stands for its cgroup: each of its files goes to whom the cgroup's file of the same name belongs
+ * (cgroup.procs to the owner, who may move its tasks in and out; cgroup.kill, cgroup.freeze and the limits
+ * to whom they are in the cgroup, root's staying root's), so that the tasks moved into it, root's among
+ * them, are no more the owner's to kill or freeze than they were. A file the cgroup lacks goes as its limits.
+ */
+static int leaf_give(int fd, int leaf)
+{
+	struct stat dir, limits, theirs;
+	strv files = {0};
+	int r = cgdir_stat(fd, "", &dir);
+	if (r < 0 || (r = cgdir_stat(fd, "cgroup.max.depth", &limits)) < 0 || (r = cgdir_files(leaf, &files)) < 0)
+		return r;
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
+		const struct stat *owner = cgdir_stat(fd, files.v[i], &theirs) == 0 ? &theirs : &limits;
+		if ((owner->st_uid != 0 || owner->st_gid != 0) &&
+		    fchownat(leaf, files.v[i], owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+	}
+	strv_free(&files);
+	if (r == 0 && (dir.st_uid != 0 || dir.st_gid != 0) && fchown(leaf, dir.st_uid, dir.st_gid) < 0)
+		r = -errno;
+	return r;
+}
+
+/* A leaf found already there is handed over again only if its cgroup.kill is not as its cgroup's. */
+static bool leaf_given(int fd, int leaf)
+{
+	struct stat mine, theirs;
+	return cgdir_stat(leaf, "cgroup.kill", &mine) < 0 || cgdir_stat(fd, "cgroup.kill", &theirs) < 0 ||
+	       (mine.st_uid == theirs.st_uid && mine.st_gid == theirs.st_gid);
+}
+
+/* The leaf of cgroup fd, made if missing and handed over as the cgroup is. */
 static int leaf_open(int fd, int *out)
 {
-	struct stat st;
-	int r;
-	if (mkdirat(fd, UNIFIED_LEAF, 0755) < 0 && errno != EEXIST)
+	bool made = mkdirat(fd, UNIFIED_LEAF, 0755) == 0;
+	int r = 0;
+	if (!made && errno != EEXIST)
 		return -errno;
 	if ((*out = cgdir_open_beneath(fd, UNIFIED_LEAF)) < 0)
 		return *out;
-	r = fstat(fd, &st) < 0 ? -errno : 0;
-	if (r == 0 && (st.st_uid != 0 || st.st_gid != 0))
-		r = cgdir_chown_all(*out, st.st_uid, st.st_gid);
-	if (r < 0) {
+	if ((made || !leaf_given(fd, *out)) && (r = leaf_give(fd, *out)) < 0) {
 		close(*out);
 		*out = -1;
 	}

@@ -99,3 +99,29 @@ test_v2_listcontrollers_names_what_cgroup_controllers_offers() {
 	expect_exists "$(sb_path unified)/v2_lc"
 	cgm_root remove memory v2_lc
 }
+
+# The leaf stands for its cgroup and is handed over as the cgroup is (issue 13 review): when the owner's request
+# enables a controller and the daemon moves the cgroup's tasks, root's among them, into the leaf, the leaf's
+# cgroup.kill and cgroup.freeze stay root's as the cgroup's are, so the owner cannot kill or freeze root's task
+# by writing them (they were the owner's before: every file of the leaf went to the owner).
+test_v2_leaf_hands_over_no_power_over_roots_task() {
+	local u=$TEST_UID d roots f
+	d=$(sb_path unified)/v2_leaf
+	delegate v2_leaf "$u"
+	roots=$(spawn_sleeper 0 v2_leaf)
+	cgm_as "$u" v2_leaf new c >/dev/null
+	cgm_as "$u" v2_leaf setvalue memory c memory.max 100000000
+	grep -qx "$roots" "$d/.leaf/cgroup.procs" || fail "root's task did not go into v2_leaf's leaf"
+	expect_owner "$d/.leaf/cgroup.procs" "$u" "$u"
+	for f in cgroup.kill cgroup.freeze memory.max; do
+		[ -e "$d/.leaf/$f" ] || continue
+		expect_eq "$(stat -c %u "$d/.leaf/$f")" "$(stat -c %u "$d/$f")" "owner of .leaf/$f (as v2_leaf/$f)"
+	done
+	[ -e "$d/.leaf/cgroup.kill" ] && run_as "$u" "" sh -c "echo 1 >'$d/.leaf/cgroup.kill'" 2>/dev/null &&
+		fail "the owner could write the leaf's cgroup.kill"
+	run_as "$u" "" sh -c "echo 1 >'$d/.leaf/cgroup.freeze'" 2>/dev/null && fail "the owner could write the leaf's cgroup.freeze"
+	alive_and_running "$roots" || fail "root's task in the leaf was killed or frozen"
+	end_pids "$roots"
+	cgm_root delete -f v2_leaf
+}
+alive_and_running() { ! pid_gone "$1" && grep -qE '^State:\s+[RS]' "/proc/$1/status"; }
