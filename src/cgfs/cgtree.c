@@ -10,6 +10,9 @@
 #include "cgfs/cgdir.h"
 #include "util/cleanup.h"
 
+/* How often one cgroup's children are listed again because one of them went missing, before the walk gives up. */
+#define CGTREE_RELISTS_MAX 256
+
 /* One level of the walk: the cgroup entered there, its children and how far through them the walk is. */
 struct frame {
 	strv kids;
@@ -17,6 +20,9 @@ struct frame {
 	size_t rel_len; /* the length of the path to this cgroup */
 	struct stat st; /* who it is (also to check the way back up) */
 	int mark;
+	ino_t *entered; /* the children entered so far, by inode */
+	size_t nentered;
+	unsigned relists;
 };
 
 struct walk {
@@ -28,8 +34,10 @@ struct walk {
 
 static void walk_free(struct walk *w)
 {
-	for (size_t i = 0; i < w->n; i++)
+	for (size_t i = 0; i < w->n; i++) {
 		strv_free(&w->f[i].kids);
+		free(w->f[i].entered);
+	}
 	free(w->f);
 	free(w->rel);
 }
@@ -53,6 +61,52 @@ static int rel_extend(struct walk *w, size_t len, const char *name)
 }
 
 /* Enters the cgroup at fd: lists its children onto a new frame. */
+static int ino_cmp(const void *a, const void *b)
+{
+	ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How many different directories the names stand for (a name gone meanwhile stands for none). */
+static size_t distinct_dirs(int fd, const strv *names)
+{
+	ino_t *inos = calloc(names->n + 1, sizeof(*inos));
+	size_t n = 0, distinct = 0;
+	struct stat st;
+	if (!inos)
+		return names->n;
+	for (size_t i = 0; i < names->n; i++)
+		if (fstatat(fd, names->v[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			inos[n++] = st.st_ino;
+	qsort(inos, n, sizeof(*inos), ino_cmp);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || inos[i] != inos[i - 1];
+	free(inos);
+	return distinct;
+}
+
+/*
+ * The children of the cgroup at fd. cgroupfs lists a directory in the order of its names' hashes, so a child
+ * renamed while it is listed (cgroup v1) can be missed altogether; but it counts every child directory in
+ * the directory's link count (2 + children), which a rename does not change. A listing that names fewer
+ * directories than that is taken again (EAGAIN when the tree keeps changing).
+ */
+static int list_children(int fd, strv *out)
+{
+	for (int tries = 0; tries < CGTREE_RELISTS_MAX; tries++) {
+		struct stat st;
+		int r = cgdir_children(fd, out);
+		if (r < 0)
+			return r;
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (st.st_nlink < 2 || distinct_dirs(fd, out) >= st.st_nlink - 2)
+			return 0;
+		strv_free(out);
+	}
+	return -EAGAIN;
+}
+
 static int push(struct walk *w, int fd, size_t rel_len)
 {
 	if (w->n == w->cap) {
@@ -67,7 +121,7 @@ static int push(struct walk *w, int fd, size_t rel_len)
 	*f = (struct frame){.rel_len = rel_len};
 	if (fstat(fd, &f->st) < 0)
 		return -errno;
-	int r = cgdir_children(fd, &f->kids);
+	int r = list_children(fd, &f->kids);
 	if (r < 0 && r != -ENOENT) {
 		strv_free(&f->kids);
 		return r;
@@ -79,6 +133,55 @@ static int push(struct walk *w, int fd, size_t rel_len)
 static void pop(struct walk *w)
 {
 	strv_free(&w->f[--w->n].kids);
+	free(w->f[w->n].entered);
+}
+
+static bool was_entered(const struct frame *f, ino_t ino)
+{
+	for (size_t i = 0; i < f->nentered; i++)
+		if (f->entered[i] == ino)
+			return true;
+	return false;
+}
+
+static int note_entered(struct frame *f, ino_t ino)
+{
+	ino_t *v = realloc(f->entered, (f->nentered + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->entered = v;
+	f->entered[f->nentered++] = ino;
+	return 0;
+}
+
+/*
+ * A child listed a moment ago is gone: removed, or on cgroup v1 renamed (within this parent: a v1 rename
+ * cannot leave it), which must not hide its subtree from the walk. The children are listed again and any
+ * not entered yet nor still to come is added. A tree that keeps changing ends the walk (EAGAIN) rather than
+ * let it report a subtree it did not see.
+ */
+static int relist(struct frame *f, int fd)
+{
+	strv now = {0};
+	int r;
+	if (++f->relists > CGTREE_RELISTS_MAX)
+		return -EAGAIN;
+	if ((r = list_children(fd, &now)) < 0) {
+		strv_free(&now);
+		return r == -ENOENT ? 0 : r;
+	}
+	for (size_t i = 0; r == 0 && i < now.n; i++) {
+		struct stat st;
+		bool pending = false;
+		for (size_t j = f->next; j < f->kids.n && !pending; j++)
+			pending = strcmp(f->kids.v[j], now.v[i]) == 0;
+		/* A name gone again already is kept: trying it leads to another listing, until the names hold still. */
+		if (pending || (fstatat(fd, now.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && was_entered(f, st.st_ino)))
+			continue;
+		r = strv_push(&f->kids, now.v[i]);
+	}
+	strv_free(&now);
+	return r;
 }
 
 /* The parent of the cgroup at fd, checked to be the one the walk came down from (frame up). */
@@ -151,11 +254,20 @@ int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v)
 		if (f->next < f->kids.n) {
 			const char *kid = f->kids.v[f->next++];
 			int parent_mark = f->mark, kfd = cgdir_open_beneath(cur, kid);
+			if (kfd == -ENOENT && (r = relist(f, cur)) < 0)
+				return fail(&w, cur, -r);
 			if (kfd == -ENOENT)
-				continue; /* removed meanwhile */
+				continue;
 			if (kfd < 0)
 				return fail(&w, cur, -kfd);
-			if ((r = rel_extend(&w, f->rel_len, kid)) < 0 || (r = push(&w, kfd, strlen(w.rel))) < 0) {
+			/* Listed twice, under its name before and after a rename: entered once. */
+			struct stat kst;
+			if (fstat(kfd, &kst) == 0 && was_entered(f, kst.st_ino)) {
+				close(kfd);
+				continue;
+			}
+			if ((r = rel_extend(&w, f->rel_len, kid)) < 0 || (r = push(&w, kfd, strlen(w.rel))) < 0 ||
+			    (r = note_entered(&w.f[w.n - 2], w.f[w.n - 1].st.st_ino)) < 0) {
 				close(kfd);
 				return fail(&w, cur, -r);
 			}

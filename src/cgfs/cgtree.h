@@ -40,8 +40,10 @@ struct cgtree_visitor {
 
 /*
  * Walks the cgroup name beneath parentfd (name "" for parentfd itself) depth-first. A cgroup removed while
- * the walk is under way is left out. Returns 0 when the walk went through, CGTREE_STOP when a callback
- * ended it, -1 when a callback failed, CGTREE_BROKEN (errno set) when the walk itself could not go on.
+ * the walk is under way is left out; one renamed (cgroup v1) is found under its new name. Returns 0 when
+ * the walk went through, CGTREE_STOP when a callback ended it, -1 when a callback failed, CGTREE_BROKEN
+ * (errno set) when the walk itself could not go on: EAGAIN when the tree kept changing faster than it
+ * could be listed, ESTALE when the way back up did not lead where the walk came from.
  */
 int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v);
 
