@@ -62,18 +62,27 @@ static int make_one(struct ops *o, const struct requester *r, struct hierarchy *
 		return err_set(e, ERR_ACCESS, "%s", why);
 	if (quota_check_create(o->quotas, r, h, parent_rel, e) < 0)
 		return -1;
-	if (mkdirat(parentfd, comp, 0755) < 0)
-		return err_errno(e, errno, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
+	/* The creator owns what it made, as if it had run mkdir itself: cgroupfs makes it so as it creates it. */
+	if ((rr = cgdir_mkdir_as(parentfd, comp, r->cred.uid, r->cred.gid)) < 0)
+		return err_errno(e, -rr, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
 	quota_note_created(o->quotas, r, h);
+	/*
+	 * Opened by name, and the parent's owner may rename (cgroup v1) or remove what is there meanwhile: what
+	 * is opened is set up only if it is the requester's, never a cgroup of someone else that took the name.
+	 */
 	fd = cgdir_open_beneath(parentfd, comp);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != r->cred.uid || st.st_gid != r->cred.gid)) {
+		close(fd);
+		return err_set(e, ERR_BUSY, "%s:/%s%s%s was renamed or removed while it was being created, and another "
+		               "cgroup took its name; nothing was done to that one", h->name, parent_rel,
+		               *parent_rel ? "/" : "", comp);
+	}
 	rr = fd < 0 ? fd : init_cpuset(h, parentfd, fd);
-	/* The creator owns what it made, as if it had run mkdir itself. */
-	if (rr >= 0 && (r->cred.uid != 0 || r->cred.gid != 0))
-		rr = cgdir_chown_all(fd, r->cred.uid, r->cred.gid);
 	if (rr < 0) {
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
-		unlinkat(parentfd, comp, AT_REMOVEDIR);
+			unlinkat(parentfd, comp, AT_REMOVEDIR);
+		}
 		return err_errno(e, -rr, "cannot set up new cgroup %s:/%s%s%s", h->name, parent_rel,
 		                 *parent_rel ? "/" : "", comp);
 	}
