@@ -68,9 +68,18 @@ static cgm_client *connect_or_die(const char *sock)
 	return c;
 }
 
-/* The path of pid's cgroup in the hierarchy holding ctrl ("" for cgroup2), or "" if none. */
+/*
+ * The path of pid's cgroup in the hierarchy holding ctrl ("" or "unified" for cgroup2; "all" looks at
+ * memory's, or cgroup2's where memory has no v1 hierarchy), or "" if none.
+ */
 static void cgroup_of(pid_t pid, const char *ctrl, char *out, size_t len)
 {
+	if (strcmp(ctrl, "all") == 0) {
+		cgroup_of(pid, "memory", out, len);
+		if (!*out)
+			cgroup_of(pid, "", out, len);
+		return;
+	}
 	char path[64], line[4096];
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	FILE *f = fopen(path, "re");
