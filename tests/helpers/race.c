@@ -8,7 +8,7 @@
  *       made and removed, renamed back (cgroup v1 allows a rename within one parent; cgroup2 refuses it,
  *       and the loop goes on), emptied and made again, until SECONDS pass.
  *   race calls SOCK CTRL ITER SECONDS KEY VALUE UID PID... -- NAME...
- *       As the requester: SetValue KEY=VALUE, Chown to UID:UID, MovePid of each PID, Create and Remove
+ *       As the requester: Create, SetValue KEY=VALUE, Chown to UID:UID, MovePid of each PID and Remove
  *       (recursive), each on every NAME in turn, ITER calls in all; prints how many were answered and refused.
  *   race create-swap SOCK CTRL DIR NAME VICTIM ITER SECONDS
  *       As the owner of DIR (the requester's cgroup in CTRL's hierarchy): asks the daemon to Create NAME
@@ -23,6 +23,7 @@
  *       As root: a task of UID exits while UID asks to MovePid it into DEST, and its pid is handed at once
  *       (clone3 set_tid) to a task of OTHER_UID. Broken if that task is ever in DEST.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -132,6 +133,35 @@ static long euid_of(pid_t pid)
 	return r;
 }
 
+/* rmdir of a tree of cgroups beneath the current directory, children first (a cgroup's files go with it). */
+static void rmdir_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char sub[4096];
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			rmdir_tree(sub);
+		}
+	if (d)
+		closedir(d);
+	/* Our tasks that a requester moved in go back to the cgroup we run in (v1: a task's owner may). */
+	snprintf(sub, sizeof(sub), "%s/cgroup.procs", path);
+	FILE *f = fopen(sub, "re");
+	int pid;
+	while (f && fscanf(f, "%d", &pid) == 1) {
+		FILE *to = fopen("cgroup.procs", "we");
+		if (to) {
+			fprintf(to, "%d\n", pid);
+			fclose(to);
+		}
+	}
+	if (f)
+		fclose(f);
+	rmdir(path);
+}
+
 static int churn(int argc, char **argv)
 {
 	if (argc < 3)
@@ -164,6 +194,15 @@ static int churn(int argc, char **argv)
 			ops += mkdir(n, 0755) == 0;
 		}
 	}
+	/* A NAME left aside (a requester made a tree of the new NAME meanwhile) goes back in its place. */
+	for (int i = 2; i < argc; i++) {
+		snprintf(q, sizeof(q), "%s.old", argv[i]);
+		if (access(q, F_OK) == 0) {
+			rmdir_tree(argv[i]);
+			if (rename(q, argv[i]) < 0)
+				fprintf(stderr, "churn: cannot put %s back: %s\n", argv[i], strerror(errno));
+		}
+	}
 	printf("churn: %ld changes, %ld renames\n", ops, renames);
 	return 0;
 }
@@ -182,33 +221,45 @@ static int calls(int argc, char **argv)
 	double end = now_s() + atof(argv[3]);
 	uid_t uid = (uid_t)atol(argv[6]);
 	char **pids = argv + 7, **names = argv + sep + 1;
-	int npids = sep - 7, nnames = argc - sep - 1;
+	int npids = sep - 7, nnames = argc - sep - 1, nwhy = 0;
+	char whys[16][64];
+	long nwhys[16] = {0};
 	while (done < iter && now_s() < end) {
 		const char *n = names[done % nnames];
 		cgm_error e = {0};
 		int existed, r;
+		/* Rounds over every name: Create, SetValue, Chown, MovePid, Remove. */
 		switch ((done / nnames) % 5) {
 		case 0:
-			r = cgm_set_value(c, ctrl, n, key, value, &e);
+			r = cgm_create(c, ctrl, n, &existed, &e);
 			break;
 		case 1:
-			r = cgm_chown(c, ctrl, n, uid, uid, &e);
+			r = cgm_set_value(c, ctrl, n, key, value, &e);
 			break;
 		case 2:
-			r = cgm_move_pid(c, ctrl, n, (pid_t)atol(pids[done % npids]), &e);
-			moved += r == 0;
+			r = cgm_chown(c, ctrl, n, uid, uid, &e);
 			break;
 		case 3:
-			r = cgm_create(c, ctrl, n, &existed, &e);
+			r = cgm_move_pid(c, ctrl, n, (pid_t)atol(pids[done % npids]), &e);
+			moved += r == 0;
 			break;
 		default:
 			r = cgm_remove(c, ctrl, n, 1, &existed, &e);
 			break;
 		}
-		if (r == 0)
+		if (r == 0) {
 			ok++;
-		else
+		} else {
 			refused++;
+			const char *why = e.name ? strrchr(e.name, '.') + 1 : "?";
+			int k = 0;
+			while (k < nwhy && strcmp(whys[k], why) != 0)
+				k++;
+			if (k == nwhy && nwhy < 16)
+				snprintf(whys[nwhy++], sizeof(whys[0]), "%s", why);
+			if (k < nwhy)
+				nwhys[k]++;
+		}
 		if (e.name && strcmp(e.name, "org.freedesktop.DBus.Error.NoServer") == 0) {
 			printf("iterations %ld: the daemon stopped answering: %s\n", done, e.message ? e.message : "");
 			return 1;
@@ -216,7 +267,10 @@ static int calls(int argc, char **argv)
 		cgm_error_clear(&e);
 		done++;
 	}
-	printf("iterations %ld: %ld done, %ld refused (%ld moves done)\n", done, ok, refused, moved);
+	printf("iterations %ld: %ld done, %ld refused (%ld moves done); refusals:", done, ok, refused, moved);
+	for (int k = 0; k < nwhy; k++)
+		printf(" %s %ld", whys[k], nwhys[k]);
+	printf("\n");
 	return 0;
 }
 
@@ -393,6 +447,8 @@ static int exit_move(int argc, char **argv)
 		die("fork");
 	if (rq == 0) {
 		pid_t p;
+		close(req[1]);
+		close(ans[0]);
 		if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
 			_exit(2);
 		cgm_client *c = connect_or_die(sock);
@@ -405,6 +461,8 @@ static int exit_move(int argc, char **argv)
 		}
 		_exit(0);
 	}
+	close(req[0]);
+	close(ans[1]);
 	srand((unsigned)getpid());
 	while (done < iter && now_s() < end) {
 		int go[2];
@@ -425,7 +483,7 @@ static int exit_move(int argc, char **argv)
 		/* Let the requester ask first, then end the task a moment later, reap it and reuse its pid. */
 		if (write(req[1], &v, sizeof(v)) != sizeof(v))
 			die("write");
-		spin_us(rand() % 400);
+		spin_us(rand() % 3000);
 		close(go[1]);
 		waitpid(v, NULL, 0);
 		pid_t w = clone_with_pid(v);

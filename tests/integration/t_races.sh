@@ -77,3 +77,110 @@ test_race_move_task_that_execs_setuid_looped() {
 	ping_quickly
 	cgm_root remove all rx_execl 1
 }
+
+# snap_tree DIR SKIP...: owner, group and mode of DIR and of everything beneath it, and the value of each
+# limit file named in $SNAP_FILES, leaving out the paths beneath DIR/SKIP (each of SKIP a relative path).
+snap_tree() {
+	local d=$1 s args=()
+	shift
+	for s in "$@"; do args+=(-path "$d/$s" -prune -o); done
+	find "$d" "${args[@]}" -printf '%P %u %g %m\n' | sort
+	for s in $SNAP_FILES; do
+		find "$d" "${args[@]}" -name "$s" -type f -printf '%P ' -exec cat {} \; | sort
+	done
+}
+
+# cgroup_line PID HIERARCHY: PID's cgroup in HIERARCHY, as /proc/PID/cgroup shows it.
+cgroup_line() {
+	if [ "$2" = unified ] || pure_v2; then sed -n 's/^0:://p' "/proc/$1/cgroup"
+	else sed -nE "s/^[0-9]+:([^:]*,)?$2(,[^:]*)?://p" "/proc/$1/cgroup"; fi
+}
+
+# race_names_churned HIERARCHY KEY VALUE: the owner of rn churns names in its delegated cgroup rn (made,
+# grown into a tree, renamed aside while a new tree takes the name where the kernel allows a rename, removed;
+# among them root's cgroup rn/rootkid and TEST_UID2's rn/u2, which it may rename but not change)
+# while three requesters ask the daemon, 10^4 calls in all, to SetValue KEY, Chown, MovePid, Create and
+# Remove those names: the owner itself (its own task, one of TEST_UID2's, one of root's), TEST_UID2 from its
+# own cgroup rn/u2 inside the owner's (which the owner renames too), and TEST_UID2 from the sandbox's root,
+# naming the owner's cgroups. Afterwards nothing outside rn's own cgroups changed owner, mode or value, no
+# task is outside where its requester could move it, and the daemon answers.
+race_names_churned() {
+	local h=$1 key=$2 value=$3 d sb before after mine theirs roots out1 out2 out3 churn rc=0
+	sb=$(sb_path "$h")
+	d=$sb/rn
+	delegate rn "$TEST_UID"
+	cgm_root create all rn_out
+	cgm_root create all rn/rootkid/inner
+	cgm_root create all rn/u2
+	cgm_root chown all rn/u2 "$TEST_UID2" "$TEST_UID2"
+	mine=$(spawn_sleeper "$TEST_UID" rn) theirs=$(spawn_sleeper "$TEST_UID2" rn/u2) roots=$(spawn_sleeper 0 rn/rootkid)
+	before=$(snap_tree "$sb" "rn/c[0-3]*" rn/u2/x)
+	churn=$(spawn_as "$TEST_UID" rn "$RACE" churn "$d" "$RACE_SECONDS" c0 c1 c2 c3 u2 rootkid)
+	run_as "$TEST_UID" rn "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 2)) "$RACE_SECONDS" "$key" "$value" \
+		"$TEST_UID" "$mine" "$theirs" "$roots" -- c0 c1/a c2/a/b c3 rootkid u2 u2/x >"$WORK/rn.1" 2>&1 & p1=$!
+	run_as "$TEST_UID2" rn/u2 "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
+		"$TEST_UID2" "$theirs" "$mine" "$roots" -- x x/y ../c0 >"$WORK/rn.2" 2>&1 & p2=$!
+	run_as "$TEST_UID2" "" "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
+		"$TEST_UID2" "$theirs" "$mine" "$roots" -- rn/c0 rn/c1/a rn/rootkid rn/u2 rn_out rn >"$WORK/rn.3" 2>&1 & p3=$!
+	wait $p1 || rc=1
+	wait $p2 || rc=1
+	wait $p3 || rc=1
+	# The churn is not this shell's child (spawn_as ran in a command substitution): it ends by itself.
+	wait_until $((RACE_SECONDS + 10)) pid_gone "$churn" || fail "the churn did not end"
+	out1=$(cat "$WORK/rn.1") out2=$(cat "$WORK/rn.2") out3=$(cat "$WORK/rn.3")
+	echo "measured: owner: $out1"
+	echo "measured: TEST_UID2 in rn/u2: $out2"
+	echo "measured: TEST_UID2 from the sandbox root: $out3"
+	[ "$rc" = 0 ] || fail "a requester stopped: $out1 / $out2 / $out3"
+	after=$(snap_tree "$sb" "rn/c[0-3]*" rn/u2/x)
+	[ "$before" = "$after" ] || fail "outside the owner's own cgroups: $(diff <(echo "$before") <(echo "$after"))"
+	# Root's task stayed in root's cgroup; TEST_UID2's task is at or beneath its own; the owner's is its own.
+	expect_in_cgroup "$roots" "$h" rn/rootkid
+	case $(cgroup_line "$theirs" "$h") in
+	*/rn/u2 | */rn/u2/*) ;;
+	*) fail "TEST_UID2's task left rn/u2: $(cgroup_line "$theirs" "$h")" ;;
+	esac
+	case $(cgroup_line "$mine" "$h") in
+	*/rn | */rn/*) ;;
+	*) fail "the owner's task left rn: $(cgroup_line "$mine" "$h")" ;;
+	esac
+	# With the names at rest again, the refusals the loops met, exactly.
+	expect_refused "pid $mine runs as uid $TEST_UID; you are uid $TEST_UID2 and may move only your own tasks" \
+		cgm_as "$TEST_UID2" "" movepid "$h" rn/u2 "$mine"
+	expect_refused "pid $roots runs as uid 0; you are uid $TEST_UID and may move only your own tasks" \
+		cgm_as "$TEST_UID" rn movepid "$h" c0 "$roots"
+	expect_refused "$h:/rn/rootkid/$key is owned by uid 0" cgm_as "$TEST_UID" rn setvalue "$h" rootkid "$key" "$value"
+	expect_refused "$h:/rn is owned by uid $TEST_UID" cgm_as "$TEST_UID2" "" create "$h" rn/c9
+	expect_missing "$d/c9"
+	ping_quickly
+	end_pids "$mine" "$theirs" "$roots"
+	cgm_root remove all rn 1
+	cgm_root remove all rn_out
+}
+
+test_race_names_churned_v1() {
+	multi_hierarchy || skip "no cgroup v1 hierarchy here"
+	SNAP_FILES="$MLIM $MSOFT" race_names_churned memory "$MSOFT" 33554432
+}
+
+test_race_names_churned_cgroup2() {
+	has_hierarchy unified || pure_v2 || skip "no cgroup2 hierarchy here"
+	SNAP_FILES="cgroup.max.descendants cgroup.max.depth" race_names_churned unified cgroup.max.descendants 7
+}
+
+# A task of TEST_UID's exits while TEST_UID asks to move it, and its pid goes at once (clone3 with set_tid,
+# as a full turn of pid_max would hand it out) to a task of TEST_UID2's: that task must never be moved,
+# 10^4 times with the exit at a random moment up to 3 ms after the request.
+test_race_move_task_that_exits_and_whose_pid_is_reused() {
+	local out rc=0
+	delegate rx_exit "$TEST_UID"
+	cgm_as "$TEST_UID" rx_exit create all d
+	out=$(run_as 0 rx_exit "$RACE" exit-move "$SOCK" all d "$TEST_UID" "$TEST_UID2" "$RACE_ITER" "$RACE_SECONDS" 2>&1) ||
+		rc=$?
+	echo "measured: ${out##*$'\n'}"
+	[ "$rc" = 0 ] || fail "$out"
+	[[ $out == *"pid reused at once "[1-9]* ]] || fail "no pid was reused: $out"
+	expect_eq "$(cat "$(sb_path memory)/rx_exit/d/cgroup.procs")" "" "tasks of rx_exit/d"
+	ping_quickly
+	cgm_root remove all rx_exit 1
+}
