@@ -10,10 +10,11 @@
  *   race calls SOCK CTRL ITER SECONDS KEY VALUE UID PID... -- NAME...
  *       As the requester: Create, SetValue KEY=VALUE, Chown to UID:UID, MovePid of each PID and Remove
  *       (recursive), each on every NAME in turn, ITER calls in all; prints how many were answered and refused.
- *   race create-swap SOCK CTRL DIR NAME VICTIM ITER SECONDS
+ *   race create-swap SOCK CTRL DIR NAME VICTIM ITER SECONDS [values]
  *       As the owner of DIR (the requester's cgroup in CTRL's hierarchy): asks the daemon to Create NAME
- *       while another process of ours renames the new directory away the moment it appears and renames
- *       VICTIM (a cgroup root made in DIR) to NAME. Broken if VICTIM's files ever become ours.
+ *       (with "values", the key API's Create with memory.limit, which a refusal undoes) while another
+ *       process of ours renames the new directory away the moment it appears and renames VICTIM (a cgroup
+ *       root made in DIR) to NAME. Broken if VICTIM's files ever become ours, or VICTIM is gone.
  *   race exec-move SOCK CTRL DEST BIN ITER SECONDS MAX_DELAY_US [strict]
  *       As the requester: a child of ours execs BIN (a setuid-root program) 0..MAX_DELAY_US after we ask
  *       the daemon to MovePid it into DEST. A refused move must leave it where it was; with "strict" (the
@@ -286,6 +287,7 @@ static int create_swap(int argc, char **argv)
 	const char *sock = argv[0], *ctrl = argv[1], *dir = argv[2], *name = argv[3], *victim = argv[4];
 	long iter = atol(argv[5]), done = 0, refused = 0, swaps = 0;
 	double end = now_s() + atof(argv[6]);
+	bool with_values = argc > 7 && strcmp(argv[7], "values") == 0;
 	char aside[300];
 	struct stat st;
 	snprintf(aside, sizeof(aside), "%s.aside", name);
@@ -321,8 +323,15 @@ static int create_swap(int argc, char **argv)
 		int existed;
 		atomic_store(&s->swapped, 0);
 		atomic_store(&s->phase, 1);
-		if (cgm_create(c, ctrl, name, &existed, &e) < 0)
-			refused++;
+		int r;
+		if (with_values) {
+			const char *ctrls[] = {ctrl, NULL};
+			cgm1_value v = {.key = (char *)"memory.limit", .value = (char *)"67108864"};
+			r = cgm1_create(c, name, ctrls, &v, 1, &existed, &e);
+		} else {
+			r = cgm_create(c, ctrl, name, &existed, &e);
+		}
+		refused += r < 0;
 		atomic_store(&s->phase, 0);
 		while (atomic_load(&s->idle) == 0)
 			;
@@ -346,7 +355,7 @@ static int create_swap(int argc, char **argv)
 	if (stat(victim, &st) == 0 && st.st_uid == getuid())
 		broken = 1;
 	printf("iterations %ld: %ld swaps before the daemon opened the new cgroup, %ld refused%s\n", done, swaps, refused,
-	       broken ? "; the victim cgroup became ours" : "");
+	       broken ? "; the victim cgroup became ours, or was removed" : "");
 	return broken;
 }
 

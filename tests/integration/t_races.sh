@@ -32,6 +32,25 @@ test_race_create_swapped_for_root_cgroup_v1() {
 	cgm_root remove all rc_swap 1
 }
 
+# The same swap against the key API's Create with a value: the owner's rename comes after the new cgroup was
+# made and opened, so the value is for the cgroup that now has the name, root's, and is refused; the undo
+# must then remove what the call made, not what took its name (root's, with a child the owner may not remove).
+test_race_create_with_values_undone_after_swap_v1() {
+	local d out rc=0
+	multi_hierarchy || skip "cgroup2 has no rename: only v1 can swap a cgroup for another of the same name"
+	delegate rc_undo "$TEST_UID"
+	cgm_root create memory rc_undo/rootkid/inner
+	d=$(sb_path memory)/rc_undo
+	out=$(race_as "$TEST_UID" rc_undo create-swap "$SOCK" memory "$d" new rootkid "$RACE_ITER" "$RACE_SECONDS" \
+		values) || rc=$?
+	echo "measured: $out"
+	expect_exists "$d/rootkid/inner"
+	expect_tree_owner "$d/rootkid" 0 0
+	[ "$rc" = 0 ] || fail "the race helper: $out"
+	ping_quickly
+	cgm_root remove all rc_undo 1
+}
+
 # setuid_sleep: a root-owned setuid copy of sleep in a directory of $WORK only root may write; prints its path.
 setuid_sleep() {
 	local d=$WORK/suid
