@@ -21,6 +21,7 @@ struct create_state {
 	struct {
 		struct hierarchy *h;
 		char rel[CGNAME_MAX];
+		ino_t ino; /* which directory: another may take its name meanwhile (a rename in cgroup v1) */
 	} made[PROC_CGROUP_MAX];
 	int nmade;
 };
@@ -89,7 +90,8 @@ static int make_one(struct ops *o, const struct requester *r, struct hierarchy *
 	return fd;
 }
 
-static void undo_one(struct hierarchy *h, const char *rel)
+/* Removes what this call made at rel, if rel still names it; whatever took the name instead stays. */
+static void undo_one(struct hierarchy *h, const char *rel, ino_t ino)
 {
 	char parent[CGNAME_MAX];
 	const char *base = rel;
@@ -102,14 +104,23 @@ static void undo_one(struct hierarchy *h, const char *rel)
 		parent[0] = '\0';
 	}
 	_cleanup_close_ int pfd = cgdir_open_beneath(h->root_fd, parent);
-	if (pfd >= 0)
-		remove_subtree(pfd, base);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : cgdir_open_beneath(pfd, base);
+	struct stat st;
+	strv kids = {0};
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != ino)
+		return;
+	/* Its children through the fd checked; only the last rmdir names it, in a parent the requester may write. */
+	if (cgdir_children(fd, &kids) == 0)
+		for (size_t i = 0; i < kids.n; i++)
+			remove_subtree(fd, kids.v[i]);
+	strv_free(&kids);
+	unlinkat(pfd, base, AT_REMOVEDIR);
 }
 
 static void undo(struct create_state *s)
 {
 	for (int i = s->nmade - 1; i >= 0; i--)
-		undo_one(s->made[i].h, s->made[i].rel);
+		undo_one(s->made[i].h, s->made[i].rel, s->made[i].ino);
 	s->nmade = 0;
 }
 
@@ -118,7 +129,7 @@ static int fail_here(struct create_state *s, struct hierarchy *h)
 {
 	if (s->made_here && s->nmade > 0 && s->made[s->nmade - 1].h == h) {
 		s->nmade--;
-		undo_one(h, s->made[s->nmade].rel);
+		undo_one(h, s->made[s->nmade].rel, s->made[s->nmade].ino);
 	}
 	s->made_here = false;
 	return -1;
@@ -165,8 +176,10 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 				return fail_here(s, h);
 			if (!s->made_here) {
 				/* One entry per hierarchy: nmade never passes hs.n. */
+				struct stat st;
 				s->made[s->nmade].h = h;
 				cgpath_join(rel, comp, s->made[s->nmade].rel);
+				s->made[s->nmade].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 				s->nmade++;
 				s->made_here = true;
 			}

@@ -354,7 +354,7 @@ static int create_swap(int argc, char **argv)
 	waitpid(spinner, NULL, 0);
 	if (stat(victim, &st) == 0 && st.st_uid == getuid())
 		broken = 1;
-	printf("iterations %ld: %ld swaps before the daemon opened the new cgroup, %ld refused%s\n", done, swaps, refused,
+	printf("iterations %ld: %ld swaps during the call, %ld calls refused%s\n", done, swaps, refused,
 	       broken ? "; the victim cgroup became ours, or was removed" : "");
 	return broken;
 }
