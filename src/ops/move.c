@@ -264,7 +264,8 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
 	struct task_facts tf = {.pid = v->pid, .visible = true};
 	char why[POLICY_WHY_MAX];
 
-	if (policy_is_host_root(&r->cred) || proc_ids_read(v->pid, &now, &ignored) < 0)
+	/* Alive after the read: the uids read were this task's, not those of a task that reused its pid. */
+	if (policy_is_host_root(&r->cred) || proc_ids_read(v->pid, &now, &ignored) < 0 || !pidfd_alive(v->pidfd))
 		return false;
 	memcpy(tf.uids, now.uid, sizeof(tf.uids));
 	if (policy_owns_task(&r->cred, &tf, why))

@@ -71,8 +71,8 @@ static cgm_client *connect_or_die(const char *sock)
 }
 
 /*
- * The path of pid's cgroup in the hierarchy holding ctrl ("" or "unified" for cgroup2; "all" looks at
- * memory's, or cgroup2's where memory has no v1 hierarchy), or "" if none.
+ * The path of pid's cgroup in the hierarchy holding ctrl ("" or "unified" for cgroup2, which also stands
+ * for a controller that has no v1 hierarchy; "all" looks at memory's), or "" if none.
  */
 static void cgroup_of(pid_t pid, const char *ctrl, char *out, size_t len)
 {
@@ -107,9 +107,12 @@ static void cgroup_of(pid_t pid, const char *ctrl, char *out, size_t len)
 		}
 	}
 	fclose(f);
+	/* On a pure cgroup2 host every controller is cgroup2's. */
+	if (!*out && *ctrl && strcmp(ctrl, "unified") != 0)
+		cgroup_of(pid, "", out, len);
 }
 
-/* The ends in "/DEST" or "/DEST/.leaf" (cgroup2's task leaf). */
+/* cg ends in "/DEST" or "/DEST/.leaf" (cgroup2's task leaf). */
 static bool in_dest(const char *cg, const char *dest)
 {
 	size_t n = strlen(cg), d = strlen(dest);
