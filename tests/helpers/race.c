@@ -378,7 +378,7 @@ static int exec_move(int argc, char **argv)
 	long ok_moved = 0, ok_root_in_dest = 0, refused_in_place = 0, refused_moved = 0, other = 0;
 	bool strict = argc > 7 && strcmp(argv[7], "strict") == 0;
 	double end = now_s() + atof(argv[5]);
-	char before[4096], after[4096];
+	char before[4096], after[4096], first_refusal[1024] = "";
 	cgm_client *c = connect_or_die(sock);
 	srand((unsigned)getpid());
 	while (done < iter && now_s() < end) {
@@ -424,6 +424,8 @@ static int exec_move(int argc, char **argv)
 		if ((r < 0 && moved) || (strict && euid == 0 && there))
 			fprintf(stderr, "iteration %ld: pid %d (euid %ld) is in %s after %s%s\n", done, (int)pid, euid, after,
 			        r == 0 ? "a move done" : "a refusal: ", r == 0 ? "" : (e.message ? e.message : "?"));
+		if (r < 0 && !*first_refusal)
+			snprintf(first_refusal, sizeof(first_refusal), "%s", e.message ? e.message : "?");
 		cgm_error_clear(&e);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -431,6 +433,8 @@ static int exec_move(int argc, char **argv)
 	}
 	printf("iterations %ld: %ld moved, %ld refused and left in place, %ld refused but moved, %ld other; "
 	       "%ld ran as root in %s\n", done, ok_moved, refused_in_place, refused_moved, other, ok_root_in_dest, dest);
+	if (*first_refusal)
+		printf("the first refusal: %s\n", first_refusal);
 	return refused_moved || ok_root_in_dest;
 }
 
