@@ -226,7 +226,7 @@ static int calls(int argc, char **argv)
 	uid_t uid = (uid_t)atol(argv[6]);
 	char **pids = argv + 7, **names = argv + sep + 1;
 	int npids = sep - 7, nnames = argc - sep - 1, nwhy = 0;
-	char whys[16][64];
+	char whys[16][64], example[16][200];
 	long nwhys[16] = {0};
 	while (done < iter && now_s() < end) {
 		const char *n = names[done % nnames];
@@ -259,8 +259,10 @@ static int calls(int argc, char **argv)
 			int k = 0;
 			while (k < nwhy && strcmp(whys[k], why) != 0)
 				k++;
-			if (k == nwhy && nwhy < 16)
+			if (k == nwhy && nwhy < 16) {
+				snprintf(example[nwhy], sizeof(example[0]), "%s", e.message ? e.message : "?");
 				snprintf(whys[nwhy++], sizeof(whys[0]), "%s", why);
+			}
 			if (k < nwhy)
 				nwhys[k]++;
 		}
@@ -275,6 +277,11 @@ static int calls(int argc, char **argv)
 	for (int k = 0; k < nwhy; k++)
 		printf(" %s %ld", whys[k], nwhys[k]);
 	printf("\n");
+	/* What a refusal of a kind other than the usual ones said (the first of each). */
+	for (int k = 0; k < nwhy; k++)
+		if (strcmp(whys[k], "AccessDenied") != 0 && strcmp(whys[k], "FileNotFound") != 0 &&
+		    strcmp(whys[k], "InvalidArgs") != 0 && strcmp(whys[k], "Busy") != 0)
+			printf("  %s: %s\n", whys[k], example[k]);
 	return 0;
 }
 

@@ -118,6 +118,9 @@ cgroup_line() {
 	else sed -nE "s/^[0-9]+:([^:]*,)?$2(,[^:]*)?://p" "/proc/$1/cgroup"; fi
 }
 
+# tasks_at_least N DIR: the cgroup DIR (or its cgroup2 leaf) holds N tasks or more.
+tasks_at_least() { local f; f=$(procs_file "$2") && [ "$(wc -l <"$f")" -ge "$1" ]; }
+
 # race_names_churned HIERARCHY KEY VALUE: the owner of rn churns names in its delegated cgroup rn (made,
 # grown into a tree, renamed aside while a new tree takes the name where the kernel allows a rename, removed;
 # among them root's cgroup rn/rootkid and TEST_UID2's rn/u2, which it may rename but not change)
@@ -130,6 +133,9 @@ race_names_churned() {
 	local h=$1 key=$2 value=$3 d sb before after mine theirs roots out1 out2 out3 churn rc=0
 	sb=$(sb_path "$h")
 	d=$sb/rn
+	# What a failed run of the other hierarchy's variant left.
+	cgm_root remove all rn 1 >/dev/null 2>&1 || true
+	cgm_root remove all rn_out >/dev/null 2>&1 || true
 	delegate rn "$TEST_UID"
 	cgm_root create all rn_out
 	cgm_root create all rn/rootkid/inner
@@ -137,22 +143,29 @@ race_names_churned() {
 	cgm_root chown all rn/u2 "$TEST_UID2" "$TEST_UID2"
 	mine=$(spawn_sleeper "$TEST_UID" rn) theirs=$(spawn_sleeper "$TEST_UID2" rn/u2) roots=$(spawn_sleeper 0 rn/rootkid)
 	before=$(snap_tree "$sb" "rn/c[0-3]*" rn/u2/x)
-	churn=$(spawn_as "$TEST_UID" rn "$RACE" churn "$d" "$RACE_SECONDS" c0 c1 c2 c3 u2 rootkid)
-	run_as "$TEST_UID" rn "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 2)) "$RACE_SECONDS" "$key" "$value" \
+	# The requesters enter their cgroups first, then wait for $WORK/go: the churn renames them too.
+	rm -f "$WORK/go"
+	run_as "$TEST_UID" rn sh -c 'while [ ! -e "$0" ]; do sleep 0.01; done; exec "$@"' "$WORK/go" \
+		"$RACE" calls "$SOCK" "$h" $((RACE_ITER / 2)) "$RACE_SECONDS" "$key" "$value" \
 		"$TEST_UID" "$mine" "$theirs" "$roots" -- c0 c1/a c2/a/b c3 rootkid u2 u2/x >"$WORK/rn.1" 2>&1 & p1=$!
-	run_as "$TEST_UID2" rn/u2 "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
+	run_as "$TEST_UID2" rn/u2 sh -c 'while [ ! -e "$0" ]; do sleep 0.01; done; exec "$@"' "$WORK/go" \
+		"$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
 		"$TEST_UID2" "$theirs" "$mine" "$roots" -- x x/y ../c0 >"$WORK/rn.2" 2>&1 & p2=$!
-	run_as "$TEST_UID2" "" "$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
+	run_as "$TEST_UID2" "" sh -c 'while [ ! -e "$0" ]; do sleep 0.01; done; exec "$@"' "$WORK/go" \
+		"$RACE" calls "$SOCK" "$h" $((RACE_ITER / 4)) "$RACE_SECONDS" "$key" "$value" \
 		"$TEST_UID2" "$theirs" "$mine" "$roots" -- rn/c0 rn/c1/a rn/rootkid rn/u2 rn_out rn >"$WORK/rn.3" 2>&1 & p3=$!
+	wait_until 10 tasks_at_least 2 "$d" && wait_until 10 tasks_at_least 2 "$d/u2" || fail "the requesters did not start"
+	churn=$(spawn_as "$TEST_UID" rn "$RACE" churn "$d" "$RACE_SECONDS" c0 c1 c2 c3 u2 rootkid)
+	touch "$WORK/go"
 	wait $p1 || rc=1
 	wait $p2 || rc=1
 	wait $p3 || rc=1
 	# The churn is not this shell's child (spawn_as ran in a command substitution): it ends by itself.
 	wait_until $((RACE_SECONDS + 10)) pid_gone "$churn" || fail "the churn did not end"
 	out1=$(cat "$WORK/rn.1") out2=$(cat "$WORK/rn.2") out3=$(cat "$WORK/rn.3")
-	echo "measured: owner: $out1"
-	echo "measured: TEST_UID2 in rn/u2: $out2"
-	echo "measured: TEST_UID2 from the sandbox root: $out3"
+	sed 's/^/measured: owner: /' <<<"$out1"
+	sed 's/^/measured: TEST_UID2 in rn\/u2: /' <<<"$out2"
+	sed 's/^/measured: TEST_UID2 from the sandbox root: /' <<<"$out3"
 	[ "$rc" = 0 ] || fail "a requester stopped: $out1 / $out2 / $out3"
 	after=$(snap_tree "$sb" "rn/c[0-3]*" rn/u2/x)
 	[ "$before" = "$after" ] || fail "outside the owner's own cgroups: $(diff <(echo "$before") <(echo "$after"))"
@@ -171,7 +184,7 @@ race_names_churned() {
 		cgm_as "$TEST_UID2" "" movepid "$h" rn/u2 "$mine"
 	expect_refused "pid $roots runs as uid 0; you are uid $TEST_UID and may move only your own tasks" \
 		cgm_as "$TEST_UID" rn movepid "$h" c0 "$roots"
-	expect_refused "$h:/rn/rootkid/$key is owned by uid 0" cgm_as "$TEST_UID" rn setvalue "$h" rootkid "$key" "$value"
+	expect_refused "$h:/rn/rootkid $key is owned by uid 0" cgm_as "$TEST_UID" rn setvalue "$h" rootkid "$key" "$value"
 	expect_refused "$h:/rn is owned by uid $TEST_UID" cgm_as "$TEST_UID2" "" create "$h" rn/c9
 	expect_missing "$d/c9"
 	ping_quickly
