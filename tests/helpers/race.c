@@ -268,11 +268,14 @@ static int calls(int argc, char **argv)
 		}
 		if (e.name && strcmp(e.name, "org.freedesktop.DBus.Error.NoServer") == 0) {
 			printf("iterations %ld: the daemon stopped answering: %s\n", done, e.message ? e.message : "");
+			cgm_error_clear(&e);
+			cgm_disconnect(c);
 			return 1;
 		}
 		cgm_error_clear(&e);
 		done++;
 	}
+	cgm_disconnect(c);
 	printf("iterations %ld: %ld done, %ld refused (%ld moves done); refusals:", done, ok, refused, moved);
 	for (int k = 0; k < nwhy; k++)
 		printf(" %s %ld", whys[k], nwhys[k]);
@@ -360,6 +363,7 @@ static int create_swap(int argc, char **argv)
 		rmdir(name);
 		done++;
 	}
+	cgm_disconnect(c);
 	atomic_store(&s->phase, 3);
 	waitpid(spinner, NULL, 0);
 	if (stat(victim, &st) == 0 && st.st_uid == getuid())
@@ -438,6 +442,7 @@ static int exec_move(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 		done++;
 	}
+	cgm_disconnect(c);
 	printf("iterations %ld: %ld moved, %ld refused and left in place, %ld refused but moved, %ld other; "
 	       "%ld ran as root in %s\n", done, ok_moved, refused_in_place, refused_moved, other, ok_root_in_dest, dest);
 	if (*first_refusal)
@@ -482,6 +487,7 @@ static int exit_move(int argc, char **argv)
 			if (write(ans[1], &r, 1) != 1)
 				_exit(2);
 		}
+		cgm_disconnect(c);
 		_exit(0);
 	}
 	close(req[0]);

@@ -133,7 +133,8 @@ race_names_churned() {
 	local h=$1 key=$2 value=$3 d sb before after mine theirs roots out1 out2 out3 churn rc=0
 	sb=$(sb_path "$h")
 	d=$sb/rn
-	# What a failed run of the other hierarchy's variant left.
+	# What a failed run of the other hierarchy's variant left (its tasks, all the sandbox's, then its cgroups).
+	end_pids $(find "$sb/rn" -name cgroup.procs -exec cat {} + 2>/dev/null)
 	cgm_root remove all rn 1 >/dev/null 2>&1 || true
 	cgm_root remove all rn_out >/dev/null 2>&1 || true
 	delegate rn "$TEST_UID"
@@ -187,7 +188,7 @@ race_names_churned() {
 	expect_refused "$h:/rn/rootkid $key is owned by uid 0" cgm_as "$TEST_UID" rn setvalue "$h" rootkid "$key" "$value"
 	expect_refused "$h:/rn is owned by uid $TEST_UID" cgm_as "$TEST_UID2" "" create "$h" rn/c9
 	expect_missing "$d/c9"
-	ping_quickly
+	ping_quickly 2000
 	end_pids "$mine" "$theirs" "$roots"
 	cgm_root remove all rn 1
 	cgm_root remove all rn_out
