@@ -3,8 +3,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/securebits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cgfs/proc.h"
@@ -15,6 +18,21 @@ int cgdir_open_beneath(int dirfd, const char *rel)
 {
 	return open_resolved(dirfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 	                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+}
+
+int cgdir_mkdir_as(int parentfd, const char *name, uid_t uid, gid_t gid)
+{
+	/* Keeps the capabilities that a change of fsuid away from 0 would drop: the daemon's policy decided. */
+	int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	bool keep = bits >= 0 && prctl(PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) == 0;
+	gid_t old_gid = (gid_t)setfsgid(gid);
+	uid_t old_uid = (uid_t)setfsuid(uid);
+	int r = mkdirat(parentfd, name, 0755) < 0 ? -errno : 0;
+	setfsuid(old_uid);
+	setfsgid(old_gid);
+	if (keep)
+		prctl(PR_SET_SECUREBITS, bits, 0, 0, 0);
+	return r;
 }
 
 int cgdir_stat(int cgfd, const char *file, struct stat *st)

@@ -13,6 +13,14 @@
  */
 int cgdir_open_beneath(int dirfd, const char *rel);
 
+/*
+ * mkdir of a cgroup that cgroupfs makes uid:gid's, the directory and every file in it, as it creates them
+ * (it takes a new cgroup's owner from its maker's fsuid and fsgid): nobody can give another directory that
+ * name and have it taken for the new one, as a later chown by name could be. Only the calling thread's
+ * fsuid changes, and back at once. -errno.
+ */
+int cgdir_mkdir_as(int parentfd, const char *name, uid_t uid, gid_t gid);
+
 /* fstatat of a file in the cgroup ("" for the directory itself); -errno. */
 int cgdir_stat(int cgfd, const char *file, struct stat *st);
 

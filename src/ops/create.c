@@ -22,6 +22,7 @@ struct create_state {
 	struct {
 		struct hierarchy *h;
 		char rel[CGNAME_MAX];
+		ino_t ino; /* which directory: another may take its name meanwhile (a rename in cgroup v1) */
 	} made[PROC_CGROUP_MAX];
 	int nmade;
 };
@@ -63,25 +64,35 @@ static int make_one(struct ops *o, const struct requester *r, struct hierarchy *
 		return err_set(e, ERR_ACCESS, "%s", why);
 	if (quota_check_create(o->quotas, r, h, parent_rel, e) < 0)
 		return -1;
-	if (mkdirat(parentfd, comp, 0755) < 0)
-		return err_errno(e, errno, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
+	/* The creator owns what it made, as if it had run mkdir itself: cgroupfs makes it so as it creates it. */
+	if ((rr = cgdir_mkdir_as(parentfd, comp, r->cred.uid, r->cred.gid)) < 0)
+		return err_errno(e, -rr, "cannot create %s:/%s%s%s", h->name, parent_rel, *parent_rel ? "/" : "", comp);
 	quota_note_created(o->quotas, r, h);
+	/*
+	 * Opened by name, and the parent's owner may rename (cgroup v1) or remove what is there meanwhile: what
+	 * is opened is set up only if it is the requester's, never a cgroup of someone else that took the name.
+	 */
 	fd = cgdir_open_beneath(parentfd, comp);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != r->cred.uid || st.st_gid != r->cred.gid)) {
+		close(fd);
+		return err_set(e, ERR_BUSY, "%s:/%s%s%s was renamed or removed while it was being created, and another "
+		               "cgroup took its name; nothing was done to that one", h->name, parent_rel,
+		               *parent_rel ? "/" : "", comp);
+	}
 	rr = fd < 0 ? fd : init_cpuset(h, parentfd, fd);
-	/* The creator owns what it made, as if it had run mkdir itself. */
-	if (rr >= 0 && (r->cred.uid != 0 || r->cred.gid != 0))
-		rr = cgdir_chown_all(fd, r->cred.uid, r->cred.gid);
 	if (rr < 0) {
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
-		unlinkat(parentfd, comp, AT_REMOVEDIR);
+			unlinkat(parentfd, comp, AT_REMOVEDIR);
+		}
 		return err_errno(e, -rr, "cannot set up new cgroup %s:/%s%s%s", h->name, parent_rel,
 		                 *parent_rel ? "/" : "", comp);
 	}
 	return fd;
 }
 
-static void undo_one(struct hierarchy *h, const char *rel)
+/* Removes what this call made at rel, if rel still names it; whatever took the name instead stays. */
+static void undo_one(struct hierarchy *h, const char *rel, ino_t ino)
 {
 	char parent[CGNAME_MAX];
 	const char *base = rel;
@@ -94,14 +105,23 @@ static void undo_one(struct hierarchy *h, const char *rel)
 		parent[0] = '\0';
 	}
 	_cleanup_close_ int pfd = cgdir_open_beneath(h->root_fd, parent);
-	if (pfd >= 0)
-		cgtree_remove(pfd, base);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : cgdir_open_beneath(pfd, base);
+	struct stat st;
+	strv kids = {0};
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != ino)
+		return;
+	/* Its children through the fd checked; only the last rmdir names it, in a parent the requester may write. */
+	if (cgdir_children(fd, &kids) == 0)
+		for (size_t i = 0; i < kids.n; i++)
+			cgtree_remove(fd, kids.v[i]);
+	strv_free(&kids);
+	unlinkat(pfd, base, AT_REMOVEDIR);
 }
 
 static void undo(struct create_state *s)
 {
 	for (int i = s->nmade - 1; i >= 0; i--)
-		undo_one(s->made[i].h, s->made[i].rel);
+		undo_one(s->made[i].h, s->made[i].rel, s->made[i].ino);
 	s->nmade = 0;
 }
 
@@ -110,7 +130,7 @@ static int fail_here(struct create_state *s, struct hierarchy *h)
 {
 	if (s->made_here && s->nmade > 0 && s->made[s->nmade - 1].h == h) {
 		s->nmade--;
-		undo_one(h, s->made[s->nmade].rel);
+		undo_one(h, s->made[s->nmade].rel, s->made[s->nmade].ino);
 	}
 	s->made_here = false;
 	return -1;
@@ -157,8 +177,10 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 				return fail_here(s, h);
 			if (!s->made_here) {
 				/* One entry per hierarchy: nmade never passes hs.n. */
+				struct stat st;
 				s->made[s->nmade].h = h;
 				cgpath_join(rel, comp, s->made[s->nmade].rel);
+				s->made[s->nmade].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 				s->nmade++;
 				s->made_here = true;
 			}

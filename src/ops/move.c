@@ -251,6 +251,30 @@ static void move_back(const struct victim *v, const struct target *t, int n, str
 	}
 }
 
+/*
+ * The uids were read before the write, and a task can exec a setuid program in between: the kernel then
+ * moved a task that is no longer the requester's. Read after the write, they tell: if the task is not the
+ * requester's now, it goes back (whether its exec came just before the write or just after, it is someone
+ * else's task in the requester's cgroup). A task that exited is left to the check that follows.
+ */
+static bool changed_hands(const struct requester *r, const struct victim *v, struct err *e)
+{
+	struct proc_ids now;
+	struct err ignored;
+	struct task_facts tf = {.pid = v->pid, .visible = true};
+	char why[POLICY_WHY_MAX];
+
+	/* Alive after the read: the uids read were this task's, not those of a task that reused its pid. */
+	if (policy_is_host_root(&r->cred) || proc_ids_read(v->pid, &now, &ignored) < 0 || !pidfd_alive(v->pidfd))
+		return false;
+	memcpy(tf.uids, now.uid, sizeof(tf.uids));
+	if (policy_owns_task(&r->cred, &tf, why))
+		return false;
+	err_set(e, ERR_ACCESS, "pid %d changed its uids while it was being moved (it ran a setuid program): %s", (int)v->pid,
+	        why);
+	return true;
+}
+
 static int move_victim(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
                        struct victim *v, bool absolute, struct err *e)
 {
@@ -291,6 +315,11 @@ static int move_victim(struct ops *o, const struct requester *r, const char *con
 			move_back(v, t, i, e);
 			goto out;
 		}
+	}
+	/* Whose it is now: an exec of a setuid program after the check may have made it someone else's. */
+	if (changed_hands(r, v, e)) {
+		move_back(v, t, n, e);
+		goto out;
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
 	if (!pidfd_alive(v->pidfd) || task_exited(v->pid)) {

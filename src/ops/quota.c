@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cgfs/cgtree.h"
+#include "cgfs/idmap.h"
 #include "util/cgname.h"
 #include "util/cleanup.h"
 #include "util/log.h"
@@ -178,8 +179,27 @@ static void recount(struct tally *t, const struct hierarchy *h)
 	log_debug("quota: counted the owners of %zu cgroups of %s in %lld us", o.n, h->name, t->walked_us - t0);
 }
 
-/* How many of the parent's ancestors, counting up from it without a gap, belong to uid. */
-static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, uid_t uid)
+/*
+ * Whose cgroups count against a requester: its own uid's, and for root of a user namespace every uid the
+ * namespace maps, since it may hand its cgroups to any of them (which must not take them out of its count).
+ */
+static bool counts_against(const struct cred *c, uid_t owner)
+{
+	uint32_t ignored;
+	return owner == c->uid || (c->ns_root && c->uidmap && idmap_to_ns(c->uidmap, owner, &ignored));
+}
+
+static unsigned long count_against(const struct tally *t, const struct cred *c)
+{
+	unsigned long n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (counts_against(c, t->v[i].uid))
+			n += t->v[i].n;
+	return n;
+}
+
+/* How many of the parent's ancestors, counting up from it without a gap, count against c. */
+static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, const struct cred *c)
 {
 	_cleanup_close_ int cur = dup(h->root_fd);
 	char path[CGNAME_MAX];
@@ -189,7 +209,7 @@ static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, uid
 	snprintf(path, sizeof(path), "%s", parent_rel);
 	if (cur < 0 || fstat(cur, &st) < 0)
 		return 0;
-	run = st.st_uid == uid;
+	run = counts_against(c, st.st_uid);
 	char *save = NULL;
 	for (char *comp = strtok_r(path, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
 		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -200,7 +220,7 @@ static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, uid
 		}
 		close(cur);
 		cur = next;
-		run = st.st_uid == uid ? run + 1 : 0;
+		run = counts_against(c, st.st_uid) ? run + 1 : 0;
 	}
 	return run;
 }
@@ -208,16 +228,19 @@ static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, uid
 int quota_check_create(struct quotas *q, const struct requester *r, const struct hierarchy *h, const char *parent_rel,
                        struct err *e)
 {
-	uid_t uid = r->cred.uid;
-	if (!q || policy_is_host_root(&r->cred))
+	const struct cred *c = &r->cred;
+	char whose[96];
+	if (!q || policy_is_host_root(c))
 		return 0;
+	snprintf(whose, sizeof(whose), c->ns_root ? "uid %u and the uids its user namespace maps" : "uid %u",
+	         (unsigned)c->uid);
 	if (q->max_depth) {
 		/* The first cgroup of the run is what the uid was given: its children are at depth 1. */
-		unsigned depth = owned_run(h, parent_rel, uid);
+		unsigned depth = owned_run(h, parent_rel, c);
 		if (depth > q->max_depth)
-			return err_set(e, ERR_LIMIT, "%s:/%s%s...: uid %u may nest cgroups %u deep below what it was given; this "
+			return err_set(e, ERR_LIMIT, "%s:/%s%s...: %s may nest cgroups %u deep below what it was given; this "
 			               "would be %u deep (cgmanager --max-depth)", h->name, parent_rel, *parent_rel ? "/" : "",
-			               (unsigned)uid, q->max_depth, depth);
+			               whose, q->max_depth, depth);
 	}
 	if (!q->max_cgroups)
 		return 0;
@@ -226,16 +249,17 @@ int quota_check_create(struct quotas *q, const struct requester *r, const struct
 		return err_set(e, ERR_LIMIT, "out of memory");
 	if (!t->walked_us)
 		recount(t, h);
-	struct uid_count *c = count_of(t, uid, false);
+	unsigned long n = count_against(t, c);
 	/* At the limit, cgroups removed behind the daemon's back may have made room: counted again, not too often. */
-	if (c && c->n >= q->max_cgroups && now_us() >= t->next_us) {
+	if (n >= q->max_cgroups && now_us() >= t->next_us) {
 		recount(t, h);
-		c = count_of(t, uid, false);
+		n = count_against(t, c);
 	}
-	if (c && c->n >= q->max_cgroups)
-		return err_set(e, ERR_LIMIT, "uid %u owns %lu cgroups in %s, its limit (cgmanager --max-cgroups-per-uid; "
+	if (n >= q->max_cgroups)
+		return err_set(e, ERR_LIMIT, "%s own%s %lu cgroups in %s, %s limit (cgmanager --max-cgroups-per-uid; "
 		               "cgroups removed directly on cgroupfs are counted out at the next count, in %lld ms at most)",
-		               (unsigned)uid, c->n, h->name, (t->next_us - now_us()) / 1000 + 1);
+		               whose, c->ns_root ? "" : "s", n, h->name, c->ns_root ? "their" : "its",
+		               (t->next_us - now_us()) / 1000 + 1);
 	return 0;
 }
 

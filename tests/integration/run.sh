@@ -18,9 +18,11 @@ daemon_start || { echo "0 passed, 1 failed"; exit 1; }
 
 # What lane v2 leaves out: the D-Bus surface, the wire protocol, load, name resolution (one openat2 path for
 # every hierarchy), the Scm side channel, the socket's handling, restarts, argument checks and a task's
-# lifetime, none of which looks at the hierarchy's version.
+# lifetime (among them a task that exits or execs while it is moved), none of which looks at the hierarchy's
+# version.
 same_on_every_hierarchy='^test_(client_|protocol_|load_|escape_|scm_|faults_restart_|faults_move_of_an_exited_task$'
 same_on_every_hierarchy+='|faults_strangers_lock|faults_daemons_started_together|chmod_modes_above_0777_refused$'
+same_on_every_hierarchy+='|race_move_task_that_'
 same_on_every_hierarchy+='|cgm_help_and_usage$|daemon_(refuses|replaces|socket_is|help|creates_socket)'
 # The walks of trees 4000 deep are one code for every hierarchy (cgfs/cgtree.c), and 4000 mkdirs take minutes
 # on the VM's emulated cpus.
