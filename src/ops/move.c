@@ -268,7 +268,7 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
 	if (policy_is_host_root(&r->cred) || proc_ids_read(v->pid, &now, &ignored) < 0 || !pidfd_alive(v->pidfd))
 		return false;
 	memcpy(tf.uids, now.uid, sizeof(tf.uids));
-	if (policy_owns_task(&r->cred, &tf, why))
+	if (policy_owns_task(&r->cred, &tf, TASK_MOVE, why))
 		return false;
 	err_set(e, ERR_ACCESS, "pid %d changed its uids while it was being moved (it ran a setuid program): %s", (int)v->pid,
 	        why);
