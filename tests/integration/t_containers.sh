@@ -267,3 +267,29 @@ test_container_key_api_at_any_depth() {
 	container_key_api_checks c1 100000
 	container_key_api_checks c1/l2/l3 111000
 }
+
+# A container's root may hand its cgroups to any uid its namespace maps; the quotas count them all as its own
+# (issue 13 review: creating a level and chowning it to the container's uid 1 each time nested 30 deep past
+# --max-depth 16, and made 40 cgroups past --max-cgroups-per-uid 10).
+test_container_root_quotas_count_every_uid_it_maps() {
+	local sock2=$WORK/cq.sock pid2 out
+	( _enter "$BASHPID" "" && exec "$CGMANAGER" --socket "$sock2" --max-cgroups-per-uid 10 ) >"$WORK/cq.log" 2>&1 &
+	pid2=$!
+	SB_PIDS+=("$pid2")
+	wait_until 5 "$CGM" --socket "$sock2" ping || fail "second daemon did not start"
+	containers_cleanup
+	UPSTREAM=$sock2 container_up c1 "" c1 100000 100000 65536 || return 1
+	out=$(in_container c1 env CGM="$CGM" sh -c 'for i in $(seq 1 40); do $CGM create memory g$i || exit 0; $CGM chown memory g$i 1 1 || exit 9; done; echo "made 40"' 2>&1)
+	grep -q "uid 100000 and the uids its user namespace maps own 10 cgroups in $MH, their limit" <<<"$out" ||
+		fail "40 creates, each chowned to the container's uid 1: $(tail -2 <<<"$out")"
+	expect_eq "$(find "$(sb_path memory)/c1" -mindepth 1 -maxdepth 1 -type d -name 'g*' | wc -l)" 9 "cgroups the container made (c1 itself counts)"
+	containers_cleanup
+	kill -TERM "$pid2"
+	wait "$pid2" 2>/dev/null || true
+	# Depth, against the suite's daemon (--max-depth 16, the default).
+	container_up c1 "" c1 100000 100000 65536 || return 1
+	out=$(in_container c1 env CGM="$CGM" sh -c 'p=; for i in $(seq 1 30); do p=${p:+$p/}e$i; $CGM create memory $p || exit 0; $CGM chown memory $p 1 1 || exit 9; done; echo "made 30 deep"' 2>&1)
+	grep -q "uid 100000 and the uids its user namespace maps may nest cgroups 16 deep" <<<"$out" ||
+		fail "30 levels, each chowned to the container's uid 1: $(tail -2 <<<"$out")"
+	containers_cleanup
+}
