@@ -1,6 +1,8 @@
 # Whose tasks a request reaches (issue 13): Kill and Freeze act on a subtree's tasks only when every one of
 # them is the requester's (freezing stops a task as surely as SIGSTOP), and a refusal touches none; the tasks of
-# a threaded cgroup2 subtree are found like any other, so root's Kill and Delete force reach them.
+# a threaded cgroup2 subtree are found like any other, so root's Kill and Delete force reach them. The rule binds
+# requests to the daemon (a container behind cgproxy has no other way); in a cgroup it created, a user owns the
+# freeze and kill files and the kernel lets it write them directly, as cgmanager(8) says.
 
 # alive PID: running, not a zombie (kill -0 succeeds on a zombie, which a signalled child of ours can be).
 alive() { ! pid_gone "$1"; }
