@@ -79,7 +79,8 @@ rs_attach() {
 	fail "strace did not attach to the daemon: $(cat "$WORK/rs.strace")"
 }
 
-# rs_count SYSCALL CMD...: CMD run with the daemon's calls of SYSCALL traced; their count in RS_COUNT.
+# rs_count SYSCALLS CMD...: CMD run with the daemon's calls of SYSCALLS (one, or several split by commas)
+# traced; their count in RS_COUNT.
 rs_count() {
 	local sys=$1
 	shift
@@ -87,7 +88,7 @@ rs_count() {
 	"$@" >/dev/null || { fail "$* failed under strace"; return 1; }
 	stop_pid "$RS_TRACER" 5
 	RS_TRACER=
-	RS_COUNT=$(grep -c "^$sys(" "$WORK/rs.calls") || true
+	RS_COUNT=$(grep -cE "^(${sys//,/|})\(" "$WORK/rs.calls") || true
 }
 
 # rs_crash_loop SYSCALL MAX SNAPSHOT RESET CMD...: counts the calls of SYSCALL that CMD makes the daemon
@@ -95,6 +96,8 @@ rs_count() {
 # state RESET makes, which must be RS_BEFORE (SNAPSHOT's output), CMD run against a daemon that strace
 # SIGKILLs on entering its Nth SYSCALL (which therefore is not made), and a restart; the state must then
 # be RS_BEFORE or RS_DONE, the daemon must answer, and RS_AFTER (if set) must pass. RS_KILLS counts them.
+# SYSCALL may be a set of two that the daemon uses one or the other of (pidfd_send_signal,kill: it signals
+# by pid where the kernel, or valgrind, has no pidfds).
 rs_crash_loop() {
 	local sys=$1 max=$2 snap=$3 reset=$4 i n last=0 rc now
 	shift 4
@@ -237,7 +240,7 @@ test_faults_restart_mid_delete_force() {
 	RS_DONE=$(rs_del_snap)
 	! grep -q "/rs_del/u/t d " <<<"$RS_DONE" || fail "delete -f left rs_del/u/t"
 	RS_AFTER=rs_del_after
-	rs_crash_loop pidfd_send_signal 20 rs_del_snap rs_del_reset rs_del_op
+	rs_crash_loop pidfd_send_signal,kill 20 rs_del_snap rs_del_reset rs_del_op
 	rs_crash_loop unlinkat 8 rs_del_snap rs_del_reset rs_del_op
 	rs_daemon_stop
 }
@@ -261,7 +264,7 @@ test_faults_restart_mid_kill() {
 	rs_user_tree rs_kill/u
 	rs_kill_reset
 	RS_BEFORE=$(rs_kill_snap) RS_DONE=$(rs_kill_snap) RS_AFTER=rs_kill_after
-	rs_crash_loop pidfd_send_signal 20 rs_kill_snap rs_kill_reset rs_kill_op
+	rs_crash_loop pidfd_send_signal,kill 20 rs_kill_snap rs_kill_reset rs_kill_op
 	expect_eq "$RS_KILLS" 3 "restarts (one before each task's signal)"
 	rs_daemon_stop
 }
@@ -295,5 +298,60 @@ test_faults_restart_mid_freeze() {
 	[ "$RS_DONE" != "$RS_BEFORE" ] || fail "the Freeze changed nothing the snapshot shows"
 	RS_AFTER=rs_fz_after
 	rs_crash_loop write 20 rs_fz_snap rs_fz_reset rs_fz_op
+	rs_daemon_stop
+}
+
+# --- The journal itself: only root's, and only for the daemon's own tree ---
+
+# rs_restart_with CMD: the daemon stopped, its journal made anew by CMD (one of rs_journal_*, which write
+# $RS_SOCK.journal), the daemon started again with an empty log; it must serve.
+rs_restart_with() {
+	rs_daemon_stop || return 1
+	rm -f "$RS_SOCK.journal"
+	: >"$WORK/rs.log"
+	"$@" || return 1
+	rs_daemon_start
+}
+rs_journal_note() { printf 'chown\t%s\t%s\t%s\t%s\t%s\t%s\n' "$RS_JH" "$1" "$2" "$RS_JINO" "$TEST_UID" "$TEST_UID"; }
+rs_journal_user() { { rs_journal_note "$RS_JROOT" rs_j/c; echo go; } >"$RS_SOCK.journal" && chown "$TEST_UID" "$RS_SOCK.journal"; }
+rs_journal_groupw() { { rs_journal_note "$RS_JROOT" rs_j/c; echo go; } >"$RS_SOCK.journal" && chmod 620 "$RS_SOCK.journal"; }
+rs_journal_link() { { rs_journal_note "$RS_JROOT" rs_j/c; echo go; } >"$WORK/rs_elsewhere" && ln -s "$WORK/rs_elsewhere" "$RS_SOCK.journal"; }
+rs_journal_outside() { { rs_journal_note "${RS_JROOT%/*}" "${RS_JROOT##*/}/rs_j/c"; echo go; } >"$RS_SOCK.journal"; }
+rs_journal_nogo() { rs_journal_note "$RS_JROOT" rs_j/c >"$RS_SOCK.journal"; }
+rs_journal_go() { { rs_journal_note "$RS_JROOT" rs_j/c; echo go; } >"$RS_SOCK.journal"; }
+
+# A journal has the next daemon change cgroups with no request to check: one that root alone did not
+# write, a note for a cgroup outside the daemon's tree and a note without its "go" are not acted on.
+test_faults_restart_mid_op_journal_forged_is_ignored() {
+	local d
+	RS_TREE=rs_j
+	rs_daemon_start
+	rs_cgm 0 "" create "$MH" rs_j/c >/dev/null
+	d=$(sb_path "$MH")/rs_j/c
+	RS_JH=$MH RS_JINO=$(stat -c %i "$d")
+	RS_JROOT=$(sed -n "s/^.*serving $MH:\(.*\)$/\1/p" "$WORK/rs.log" | tail -1)
+	[ -n "$RS_JROOT" ] || fail "the daemon's log names no root of $MH"
+	rs_restart_with rs_journal_user
+	grep -q "$RS_SOCK.journal is not a file that only root may write; it is not used" "$WORK/rs.log" || fail "a user's journal: $(cat "$WORK/rs.log")"
+	expect_owner "$d" 0 0
+	rs_restart_with rs_journal_groupw
+	grep -q "$RS_SOCK.journal is not a file that only root may write" "$WORK/rs.log" || fail "a group-writable journal was not refused"
+	expect_owner "$d" 0 0
+	rs_restart_with rs_journal_link
+	grep -q "cannot open the journal $RS_SOCK.journal: Too many levels of symbolic links" "$WORK/rs.log" || fail "a symbolic link was not refused"
+	[ -s "$WORK/rs_elsewhere" ] || fail "the file the link names was emptied"
+	expect_owner "$d" 0 0
+	rs_restart_with rs_journal_outside
+	grep -q "is not in a tree this daemon serves; left as it is" "$WORK/rs.log" || fail "a note outside the tree: $(cat "$WORK/rs.log")"
+	expect_owner "$d" 0 0
+	rs_restart_with rs_journal_nogo
+	expect_owner "$d" 0 0
+	! grep -q journal: "$WORK/rs.log" || fail "a note without its go was acted on: $(cat "$WORK/rs.log")"
+	[ ! -s "$RS_SOCK.journal" ] || fail "the journal was not emptied"
+	# The same note as root writes it, with its "go": carried through.
+	rs_restart_with rs_journal_go
+	expect_owner "$d" "$TEST_UID" "$TEST_UID"
+	expect_owner "$d/cgroup.procs" "$TEST_UID" "$TEST_UID"
+	grep -q "journal: finished the chown of $MH:/rs_j/c to $TEST_UID:$TEST_UID" "$WORK/rs.log" || fail "no log of the chown carried through"
 	rs_daemon_stop
 }
