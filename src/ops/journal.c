@@ -124,7 +124,7 @@ static struct hierarchy *hierarchy_of(struct ops *o, const char *name, const cha
 /* Parses one line (modified in place); false if it is not a note this daemon can act on (logged). */
 static bool parse(struct ops *o, char *line, struct noted *n, bool *go)
 {
-	char *f[7], *save = NULL, *end;
+	char *f[8], *rest = line, *end;
 	int nf = 0;
 	char canon[CGNAME_MAX];
 	const char *why;
@@ -133,8 +133,9 @@ static bool parse(struct ops *o, char *line, struct noted *n, bool *go)
 		*go = true;
 		return false;
 	}
-	for (char *p = strtok_r(line, "\t", &save); p && nf < 7; p = strtok_r(NULL, "\t", &save))
-		f[nf++] = p;
+	/* strsep, not strtok: the daemon's root itself (Chown of "") is an empty field. */
+	while (rest && nf < 8)
+		f[nf++] = strsep(&rest, "\t");
 	if (nf < 4 || !((strcmp(f[0], "mkdir") == 0 && nf == 4) || (strcmp(f[0], "rmdir") == 0 && nf == 5) ||
 	                (strcmp(f[0], "chown") == 0 && nf == 7))) {
 		log_warn("journal: a line that is no note is ignored");
