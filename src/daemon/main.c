@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "dbus/conn.h"
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
+#include "ops/journal.h"
 #include "ops/ops.h"
 #include "ops/quota.h"
 #include "util/log.h"
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
 	struct err e = {0};
 	struct server *srv = NULL;
 	ino_t sock_ino = 0;
+	char journal_path[PATH_MAX];
 	int lfd;
 
 	/* First, so that --help shows the default connection limit the daemon would have. */
@@ -207,6 +210,15 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		goto out_ops;
 	}
+	/*
+	 * Beside the socket, which no other daemon holds now: what the daemon before on it was killed in the
+	 * middle of is finished or undone before the first request (ops/journal.h).
+	 */
+	if (snprintf(journal_path, sizeof(journal_path), "%s.journal", socket_path) < (int)sizeof(journal_path))
+		journal_open(&o, journal_path);
+	else
+		log_error("the journal's path %s.journal is too long; a kill mid-operation cannot be recovered from",
+		          socket_path);
 	self_cgroup_step_aside(&o.hs);
 	srv = server_new(&o, iface0_vtable, iface1_vtable, NULL, lfd, &e);
 	if (!srv) {

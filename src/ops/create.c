@@ -10,11 +10,13 @@
 #include "cgfs/cgtree.h"
 #include "cgfs/proc.h"
 #include "ops/each.h"
+#include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/release.h"
 #include "util/cleanup.h"
 
 struct create_state {
+	struct ops *o;
 	const char *name;
 	bool existed_any;
 	bool made_here; /* the current hierarchy's topmost new directory is recorded */
@@ -125,12 +127,13 @@ static void undo(struct create_state *s)
 	s->nmade = 0;
 }
 
-/* A refused hierarchy may be skipped; what it half-made must not stay. */
+/* A refused hierarchy may be skipped; what it half-made must not stay, nor its note (the journal's last). */
 static int fail_here(struct create_state *s, struct hierarchy *h)
 {
 	if (s->made_here && s->nmade > 0 && s->made[s->nmade - 1].h == h) {
 		s->nmade--;
 		undo_one(h, s->made[s->nmade].rel, s->made[s->nmade].ino);
+		journal_drop_last(s->o);
 	}
 	s->made_here = false;
 	return -1;
@@ -172,14 +175,23 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 		p += len;
 		fd = cgdir_open_beneath(cur, comp);
 		if (fd == -ENOENT) {
-			fd = make_one(o, r, h, cur, rel, comp, e);
-			if (fd < 0)
+			bool top = !s->made_here;
+			char path[CGNAME_MAX];
+			cgpath_join(rel, comp, path);
+			/* Noted before it is made: a daemon killed from here on leaves it to the next one to remove. */
+			if (top && journal_note_mkdir(o, h, path, e) < 0)
 				return fail_here(s, h);
-			if (!s->made_here) {
+			fd = make_one(o, r, h, cur, rel, comp, e);
+			if (fd < 0) {
+				if (top)
+					journal_drop_last(o); /* nothing was made, or it was removed already */
+				return fail_here(s, h);
+			}
+			if (top) {
 				/* One entry per hierarchy: nmade never passes hs.n. */
 				struct stat st;
 				s->made[s->nmade].h = h;
-				cgpath_join(rel, comp, s->made[s->nmade].rel);
+				memcpy(s->made[s->nmade].rel, path, sizeof(path));
 				s->made[s->nmade].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 				s->nmade++;
 				s->made_here = true;
@@ -204,9 +216,11 @@ int ops_create_recorded(struct ops *o, const struct requester *r, const char *co
 	struct create_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(e, ERR_LIMIT, "out of memory");
+	s->o = o;
 	s->name = cgroup;
 	if (for_each_hierarchy(o, r, controller, create_in, s, e) < 0) {
 		undo(s);
+		journal_end(o);
 		free(s);
 		return -1;
 	}
@@ -215,15 +229,20 @@ int ops_create_recorded(struct ops *o, const struct requester *r, const char *co
 	return 0;
 }
 
+/* Until one of these two, the journal has the next daemon remove what the call made. */
 void create_record_undo(struct create_state *rec)
 {
-	if (rec)
+	if (rec) {
 		undo(rec);
+		journal_end(rec->o);
+	}
 	free(rec);
 }
 
 void create_record_free(struct create_state *rec)
 {
+	if (rec)
+		journal_end(rec->o);
 	free(rec);
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cgfs/proc.h"
+#include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/release.h"
 #include "util/cleanup.h"
@@ -32,7 +33,7 @@ static void load_delegate_list(struct ops *o)
 
 int ops_init(struct ops *o, struct err *e)
 {
-	*o = (struct ops){0};
+	*o = (struct ops){.journal.fd = -1};
 	if (self_ns("pid", &o->pidns, e) < 0 || self_ns("user", &o->userns, e) < 0)
 		return -1;
 	if (hierarchies_discover(&o->hs, e) < 0)
@@ -48,6 +49,7 @@ int ops_init(struct ops *o, struct err *e)
 
 void ops_free(struct ops *o)
 {
+	journal_close(o);
 	release_watch_free(o->release);
 	quotas_free(o->quotas);
 	strv_free(&o->delegate_files);

@@ -23,6 +23,11 @@ struct ops {
 	bool have_delegate_list;
 	ino_t pidns, userns;     /* the daemon's own, to recognise host requesters */
 	struct quotas *quotas;   /* ops/quota.h */
+	struct {
+		int fd;              /* ops/journal.h; -1: none */
+		off_t len, last;     /* its length, and where its last note starts */
+		char *path;
+	} journal;
 };
 
 /* Who is asking: the kernel's view of the peer, pinned by a pidfd. */

@@ -1,10 +1,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ops/each.h"
+#include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/unified.h"
 
@@ -12,15 +14,25 @@ struct chown_args {
 	const char *name;
 	uid_t uid;
 	gid_t gid;
+	struct target *t; /* every hierarchy's cgroup, checked */
+	int n;
 };
 
-/* Hands over the directory and the files that let the new owner run its subtree, never the limits. */
-static int chown_delegated(struct ops *o, const struct target *t, uid_t uid, gid_t gid, struct err *e)
+/*
+ * Hands over the directory and the files that let the new owner run its subtree, never the limits. The
+ * kernel's nesting limits come first and the directory last, so that an owner never holds a directory
+ * the kernel does not bound yet.
+ */
+int target_chown(struct ops *o, const struct target *t, uid_t uid, gid_t gid, struct err *e)
 {
 	strv files = {0};
 	const char *const *kernel_list = o->have_delegate_list ? (const char *const *)o->delegate_files.v : NULL;
-	int r = cgdir_files(t->fd, &files);
+	int r;
 
+	/* What the daemon's quotas allow, the kernel then enforces on direct mkdir by the new owner too. */
+	if (t->h->unified && uid != 0 && t->rel[0] && quota_limit_delegated(o->quotas, t->fd, e) < 0)
+		return err_prefix(e, t->what);
+	r = cgdir_files(t->fd, &files);
 	for (size_t i = 0; r >= 0 && i < files.n; i++)
 		if (policy_is_delegated_file(files.v[i], t->h->unified, kernel_list) &&
 		    fchownat(t->fd, files.v[i], uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
@@ -30,12 +42,10 @@ static int chown_delegated(struct ops *o, const struct target *t, uid_t uid, gid
 		r = -errno;
 	if (r < 0)
 		return err_errno(e, -r, "cannot chown %s", t->what);
-	/* What the daemon's quotas allow, the kernel then enforces on direct mkdir by the new owner too. */
-	if (t->h->unified && uid != 0 && t->rel[0] && quota_limit_delegated(o->quotas, t->fd, e) < 0)
-		return err_prefix(e, t->what);
 	return 0;
 }
 
+/* The first pass: each hierarchy's cgroup is checked and kept, and noted in the journal. */
 static int chown_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
                     void *arg, struct err *e)
 {
@@ -43,29 +53,50 @@ static int chown_in(struct ops *o, const struct requester *r, const struct proc_
 	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner dir;
 	char why[POLICY_WHY_MAX];
-	int rc = -1;
 
 	if (target_resolve(o, r, pc, h, a->name, true, &t, e) < 0 || target_owner(&t, "", &dir, e) < 0)
-		goto out;
+		goto fail;
 	if (!policy_may_chown(&r->cred, &dir, a->uid, a->gid, t.what, why)) {
 		err_set(e, ERR_ACCESS, "%s", why);
-		goto out;
+		goto fail;
 	}
-	rc = chown_delegated(o, &t, a->uid, a->gid, e);
-	if (rc == 0)
-		quota_note_chowned(o->quotas, h, dir.uid, a->uid);
-out:
+	if (journal_note_chown(o, &t, a->uid, a->gid, e) < 0)
+		goto fail;
+	a->t[a->n++] = t;
+	return 0;
+fail:
 	target_close(&t);
-	return rc;
+	return -1;
 }
 
+/*
+ * Every hierarchy is checked before the first is changed, so a refusal changes nothing, and the journal
+ * has the next daemon finish a chown that a kill cut short.
+ */
 int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
                        uid_t uid, gid_t gid, struct err *e)
 {
-	struct chown_args a = {cgroup, uid, gid};
+	struct chown_args a = {cgroup, uid, gid, NULL, 0};
+	int rc = -1;
+
 	if (uid == (uid_t)-1 || gid == (gid_t)-1)
 		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
-	return for_each_hierarchy(o, r, controller, chown_in, &a, e) < 0 ? -1 : 0;
+	if (!(a.t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*a.t))))
+		return err_set(e, ERR_LIMIT, "out of memory");
+	if (for_each_hierarchy(o, r, controller, chown_in, &a, e) >= 0 && journal_go(o, e) == 0) {
+		rc = 0;
+		for (int i = 0; rc == 0 && i < a.n; i++) {
+			struct stat st;
+			uid_t from = fstat(a.t[i].fd, &st) == 0 ? st.st_uid : (uid_t)-1;
+			if ((rc = target_chown(o, &a.t[i], uid, gid, e)) == 0)
+				quota_note_chowned(o->quotas, a.t[i].h, from, uid);
+		}
+	}
+	journal_end(o);
+	for (int i = 0; i < a.n; i++)
+		target_close(&a.t[i]);
+	free(a.t);
+	return rc;
 }
 
 int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,

@@ -7,6 +7,7 @@
 
 #include "cgfs/cgtree.h"
 #include "ops/each.h"
+#include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/release.h"
 #include "ops/unified.h"
@@ -258,6 +259,8 @@ static int remove_in(struct ops *o, const struct requester *r, const struct proc
 		}
 		if (a->recursive && check_tree(r, t.fd, t.what, e) < 0)
 			goto out;
+		if (journal_note_rmdir(o, &t, e) < 0)
+			goto out;
 		a->ready[idx] = true;
 		rc = 0;
 		goto out;
@@ -292,13 +295,16 @@ int ops_remove(struct ops *o, const struct requester *r, const char *controller,
                int *existed, struct err *e)
 {
 	struct remove_args a = {.name = cgroup, .recursive = recursive, .checking = true};
-	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0)
-		return -1;
-	a.checking = false;
-	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0)
-		return -1;
-	*existed = a.removed_any ? 1 : -1;
-	return 0;
+	int rc = -1;
+	/* The journal has the next daemon finish a removal that a kill cut short once every check passed. */
+	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) >= 0 && journal_go(o, e) == 0) {
+		a.checking = false;
+		rc = for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0 ? -1 : 0;
+	}
+	journal_end(o);
+	if (rc == 0)
+		*existed = a.removed_any ? 1 : -1;
+	return rc;
 }
 
 struct prune_ctx {

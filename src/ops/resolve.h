@@ -47,6 +47,12 @@ int requester_cgroups(const struct ops *o, const struct requester *r, struct pro
 /* rel of an absolute cgroup path within h's root, or -1 if outside. */
 int rel_within_root(const struct hierarchy *h, const char *path, char rel[CGNAME_MAX]);
 
+/*
+ * Hands t over to uid:gid as Chown does, once checked (owner.c): on cgroup2 the nesting limits first, then
+ * the delegated files, the directory last.
+ */
+int target_chown(struct ops *o, const struct target *t, uid_t uid, gid_t gid, struct err *e);
+
 /* The owner of a file of t ("" for the directory), for policy. */
 int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e);
 
