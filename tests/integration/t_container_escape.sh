@@ -196,6 +196,8 @@ escape_setup() {
 	in_container c1/l2/l3 "$CGM" create all u500
 	in_container c1/l2/l3 "$CGM" chown all u500 500 500
 	victims+=("$(spawn_sleeper 0 "")" "$DAEMON_PID")
+	# The host task sits in the sandbox root, where nothing else ends it: the test's exit does.
+	trap "end_pids ${victims[0]}; containers_cleanup" EXIT
 	for c in c1 c1/l2 c1/l2/l3b; do victims+=("$(container_sleeper "$c")"); done
 	inside=$(in_container c1/l2/l3 ls /proc | grep -E '^[0-9]+$')
 	ESC_PIDS=() ESC_PROXY_PIDS=([c1]= [c1/l2]=)
