@@ -5,7 +5,6 @@
  */
 #pragma once
 #include <pthread.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

@@ -334,7 +334,8 @@ static bool conn_throttle(struct conn *c)
 
 /*
  * One turn of a connection: sd-bus writes what waits and answers what was relayed to it (at most
- * MESSAGES_PER_TURN messages); once it has read everything, the client is read once more. Returns false
+ * MESSAGES_PER_TURN messages, and once one is, no more after budget_usec); once it has read everything, the
+ * client is read once more. Returns false
  * when the connection is finished with.
  */
 static bool conn_serve(struct server *s, struct conn *c, uint32_t events, uint64_t budget_usec)
@@ -392,11 +393,11 @@ static bool conn_serve(struct server *s, struct conn *c, uint32_t events, uint64
 /* A connection's turn, if its account has time left in this one; else it waits on the busy list. */
 static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 {
-	if (!admission_share_left_usec(c->slot, s->turn, ACCOUNT_SHARE_USEC)) {
+	uint64_t left = admission_share_left_usec(c->slot, s->turn, ACCOUNT_SHARE_USEC), t0 = now_usec();
+	if (!left) {
 		busy_add(s, c);
 		return true;
 	}
-	uint64_t t0 = now_usec(), left = admission_share_left_usec(c->slot, s->turn, ACCOUNT_SHARE_USEC);
 	bool keep = conn_serve(s, c, events, left < TURN_BUDGET_USEC ? left : TURN_BUDGET_USEC);
 	admission_share_charge(c->slot, s->turn, now_usec() - t0);
 	return keep;
