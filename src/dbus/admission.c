@@ -10,6 +10,9 @@ struct uid_slot {
 	uint64_t account;
 	unsigned conns;
 	struct uid_slot *next;
+	/* The serving thread's alone (the acceptor never reads them): the turn of its loop that last served the
+	 * account, and for how long it has served it in that turn. */
+	uint64_t turn, served_usec;
 };
 
 void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message)
@@ -120,6 +123,22 @@ void admission_release(struct admission *a, struct uid_slot *u)
 	a->nconns--;
 	slot_drop_if_empty(a, u);
 	pthread_mutex_unlock(&a->lock);
+}
+
+uint64_t admission_share_left_usec(const struct uid_slot *u, uint64_t turn, uint64_t share_usec)
+{
+	if (u->turn != turn)
+		return share_usec;
+	return u->served_usec < share_usec ? share_usec - u->served_usec : 0;
+}
+
+void admission_share_charge(struct uid_slot *u, uint64_t turn, uint64_t usec)
+{
+	if (u->turn != turn) {
+		u->turn = turn;
+		u->served_usec = 0;
+	}
+	u->served_usec += usec;
 }
 
 uint64_t admission_account(const struct uid_slot *u)

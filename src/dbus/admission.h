@@ -32,5 +32,12 @@ void admission_get_limits(struct admission *a, unsigned *max_conns, unsigned *ma
  */
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why);
 void admission_release(struct admission *a, struct uid_slot *u);
+/*
+ * The serving thread's time per turn of its loop is shared by accounts, not connections: whether the account
+ * of u has left in that turn of its share_usec (when it has some, at least one message is served), and
+ * charging it what serving one of its connections took. Called by the serving thread alone, without the lock.
+ */
+uint64_t admission_share_left_usec(const struct uid_slot *u, uint64_t turn, uint64_t share_usec);
+void admission_share_charge(struct uid_slot *u, uint64_t turn, uint64_t usec);
 /* The account a slot is of (0 for root): every connection of one user, and of one container, share it. */
 uint64_t admission_account(const struct uid_slot *u);

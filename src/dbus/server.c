@@ -29,6 +29,9 @@
  * processed), so that one that sends many, or costly ones, delays the others by little. */
 #define MESSAGES_PER_TURN 32
 #define TURN_BUDGET_USEC 100
+/* What one account's connections together may take of a turn (at least one of them is served): a user
+ * with many busy connections delays the others' calls by one share, not by one turn of each connection. */
+#define ACCOUNT_SHARE_USEC 30
 /* Events served per turn, in time: what is left is reported again next turn, behind the others. */
 #define EVENTS_BUDGET_USEC 400
 /* Replies sd-bus may hold for a client that does not read them (beyond the socket's buffer); then the
@@ -42,6 +45,7 @@ struct server {
 	struct conn *conns;
 	struct conn *busy;                  /* to be processed next turn */
 	unsigned serial, rotation;
+	uint64_t turn;                      /* counts the turns of the loop, for the accounts' shares */
 	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
 	struct acceptor *acceptor; /* started by the first turn, once server_set_limits had its say */
 	int listen_fd;
@@ -330,10 +334,11 @@ static bool conn_throttle(struct conn *c)
 
 /*
  * One turn of a connection: sd-bus writes what waits and answers what was relayed to it (at most
- * MESSAGES_PER_TURN messages); once it has read everything, the client is read once more. Returns false
+ * MESSAGES_PER_TURN messages, and once one is, no more after budget_usec); once it has read everything, the
+ * client is read once more. Returns false
  * when the connection is finished with.
  */
-static bool conn_process(struct server *s, struct conn *c, uint32_t events)
+static bool conn_serve(struct server *s, struct conn *c, uint32_t events, uint64_t budget_usec)
 {
 	bool wake = events & (EPOLLOUT | EPOLLERR | EPOLLHUP), pumped = false;
 	bool run_bus = !c->drained || wake;
@@ -348,7 +353,7 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 	for (;;) {
 		while (run_bus && n < MESSAGES_PER_TURN) {
 			/* The first call writes before it reads; after that, a throttled client is not read. */
-			if (n > 0 && (conn_throttle(c) || now_usec() - t0 > TURN_BUDGET_USEC))
+			if (n > 0 && (conn_throttle(c) || now_usec() - t0 > budget_usec))
 				break;
 			r = sd_bus_process(c->bus, NULL);
 			if (r < 0) {
@@ -383,6 +388,19 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 	if (!c->throttled && (!c->drained || intake_pending(&c->in)))
 		busy_add(s, c);
 	return conn_update_events(s, c) == 0;
+}
+
+/* A connection's turn, if its account has time left in this one; else it waits on the busy list. */
+static bool conn_process(struct server *s, struct conn *c, uint32_t events)
+{
+	uint64_t left = admission_share_left_usec(c->slot, s->turn, ACCOUNT_SHARE_USEC), t0 = now_usec();
+	if (!left) {
+		busy_add(s, c);
+		return true;
+	}
+	bool keep = conn_serve(s, c, events, left < TURN_BUDGET_USEC ? left : TURN_BUDGET_USEC);
+	admission_share_charge(c->slot, s->turn, now_usec() - t0);
+	return keep;
 }
 
 /* --- accepting --- */
@@ -498,6 +516,7 @@ int server_turn(struct server *s, int timeout_ms)
 		timeout_ms = due_ms;
 	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
 	bool accepted = false;
+	s->turn++;
 	uint64_t t0 = now_usec();
 
 	if (n < 0 && errno != EINTR) {

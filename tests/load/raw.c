@@ -221,23 +221,32 @@ static int read_exact(int fd, uint8_t *p, size_t n)
 	return 0;
 }
 
-int raw_read(int fd)
+int raw_read_body(int fd, const uint8_t **rest, size_t *len)
 {
 	static uint8_t buf[1 << 20];
 	uint8_t h[16];
 	uint32_t body, fields;
+	if (rest)
+		*rest = NULL, *len = 0;
 	if (read_exact(fd, h, 16) < 0 || h[0] != 'l')
 		return -1;
 	memcpy(&body, h + 4, 4);
 	memcpy(&fields, h + 12, 4);
-	size_t rest = ((16 + (size_t)fields + 7) & ~(size_t)7) - 16 + body;
-	while (rest > 0) {
-		size_t k = rest < sizeof(buf) ? rest : sizeof(buf);
+	size_t total = ((16 + (size_t)fields + 7) & ~(size_t)7) - 16 + body, left = total;
+	while (left > 0) {
+		size_t k = left < sizeof(buf) ? left : sizeof(buf);
 		if (read_exact(fd, buf, k) < 0)
 			return -1;
-		rest -= k;
+		left -= k;
 	}
+	if (rest && total <= sizeof(buf))
+		*rest = buf, *len = total;
 	return h[1];
+}
+
+int raw_read(int fd)
+{
+	return raw_read_body(fd, NULL, NULL);
 }
 
 int raw_roundtrip(int fd, uint32_t serial, const char *iface, const char *member, const struct raw_arg *args,

@@ -34,6 +34,9 @@ size_t raw_header(uint8_t *out, size_t cap, uint32_t serial, const char *member,
 int raw_send(int fd, const void *p, size_t len, int pass_fd);
 /* Reads one message; returns its type (2 return, 3 error, ...) or -1. */
 int raw_read(int fd);
+/* The same; *rest, *len: what followed the fixed header (fields and body), kept until the next read (NULL
+ * if it was over 1 MiB). */
+int raw_read_body(int fd, const uint8_t **rest, size_t *len);
 /* One call and its answer: the answer's type, or -1. */
 int raw_roundtrip(int fd, uint32_t serial, const char *iface, const char *member, const struct raw_arg *args,
                   int nargs);
