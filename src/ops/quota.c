@@ -225,6 +225,18 @@ static unsigned owned_run(const struct hierarchy *h, const char *parent_rel, con
 	return run;
 }
 
+/* The first cgroup of the run is what the uid was given: its children are at depth 1. */
+static int check_depth(const struct quotas *q, const struct hierarchy *h, const char *parent_rel,
+                       const struct cred *c, const char *whose, struct err *e)
+{
+	unsigned depth;
+	if (!q->max_depth || (depth = owned_run(h, parent_rel, c)) <= q->max_depth)
+		return 0;
+	return err_set(e, ERR_LIMIT, "%s:/%s%s...: %s may nest cgroups %u deep below what it was given; this would be "
+	               "%u deep (cgmanager --max-depth)", h->name, parent_rel, *parent_rel ? "/" : "", whose,
+	               q->max_depth, depth);
+}
+
 int quota_check_create(struct quotas *q, const struct requester *r, const struct hierarchy *h, const char *parent_rel,
                        struct err *e)
 {
@@ -234,16 +246,9 @@ int quota_check_create(struct quotas *q, const struct requester *r, const struct
 		return 0;
 	snprintf(whose, sizeof(whose), c->ns_root ? "uid %u and the uids its user namespace maps" : "uid %u",
 	         (unsigned)c->uid);
-	if (q->max_depth) {
-		/* The first cgroup of the run is what the uid was given: its children are at depth 1. */
-		unsigned depth = owned_run(h, parent_rel, c);
-		if (depth > q->max_depth)
-			return err_set(e, ERR_LIMIT, "%s:/%s%s...: %s may nest cgroups %u deep below what it was given; this "
-			               "would be %u deep (cgmanager --max-depth)", h->name, parent_rel, *parent_rel ? "/" : "",
-			               whose, q->max_depth, depth);
-	}
+	/* The count first: it is in memory, and a uid at its limit is refused without a walk of its path. */
 	if (!q->max_cgroups)
-		return 0;
+		return check_depth(q, h, parent_rel, c, whose, e);
 	struct tally *t = tally_of(q, h);
 	if (!t)
 		return err_set(e, ERR_LIMIT, "out of memory");
@@ -260,7 +265,7 @@ int quota_check_create(struct quotas *q, const struct requester *r, const struct
 		               "cgroups removed directly on cgroupfs are counted out at the next count, in %lld ms at most)",
 		               whose, c->ns_root ? "" : "s", n, h->name, c->ns_root ? "their" : "its",
 		               (t->next_us - now_us()) / 1000 + 1);
-	return 0;
+	return check_depth(q, h, parent_rel, c, whose, e);
 }
 
 /* Counts change only once counted: before the first walk of h there is nothing to keep up. */
