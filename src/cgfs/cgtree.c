@@ -10,8 +10,12 @@
 #include "cgfs/cgdir.h"
 #include "util/cleanup.h"
 
-/* How often one cgroup's children are listed again because one of them went missing, before the walk gives up. */
-#define CGTREE_RELISTS_MAX 256
+/*
+ * How many entries a walk may list again, in all, because a listing missed a child or a child went missing
+ * (cgroups renamed or removed under it), before it gives up: a user who renames its cgroups without pause
+ * must not hold the serving thread (about 10 ms of listing here).
+ */
+#define CGTREE_RELIST_ENTRIES 16384
 
 /* One level of the walk: the cgroup entered there, its children and how far through them the walk is. */
 struct frame {
@@ -22,7 +26,6 @@ struct frame {
 	int mark;
 	ino_t *entered; /* the children entered so far, by inode */
 	size_t nentered;
-	unsigned relists;
 };
 
 struct walk {
@@ -30,6 +33,7 @@ struct walk {
 	size_t n, cap;
 	char *rel;
 	size_t rel_cap;
+	size_t relist_budget; /* entries it may still list again (CGTREE_RELIST_ENTRIES) */
 };
 
 static void walk_free(struct walk *w)
@@ -91,9 +95,9 @@ static size_t distinct_dirs(int fd, const strv *names)
  * the directory's link count (2 + children), which a rename does not change. A listing that names fewer
  * directories than that is taken again (EAGAIN when the tree keeps changing).
  */
-static int list_children(int fd, strv *out)
+static int list_children(int fd, strv *out, size_t *budget)
 {
-	for (int tries = 0; tries < CGTREE_RELISTS_MAX; tries++) {
+	for (;;) {
 		struct stat st;
 		int r = cgdir_children(fd, out);
 		if (r < 0)
@@ -102,9 +106,11 @@ static int list_children(int fd, strv *out)
 			return -errno;
 		if (st.st_nlink < 2 || distinct_dirs(fd, out) >= st.st_nlink - 2)
 			return 0;
+		if (*budget < out->n)
+			return -EAGAIN;
+		*budget -= out->n;
 		strv_free(out);
 	}
-	return -EAGAIN;
 }
 
 static int push(struct walk *w, int fd, size_t rel_len)
@@ -121,7 +127,7 @@ static int push(struct walk *w, int fd, size_t rel_len)
 	*f = (struct frame){.rel_len = rel_len};
 	if (fstat(fd, &f->st) < 0)
 		return -errno;
-	int r = list_children(fd, &f->kids);
+	int r = list_children(fd, &f->kids, &w->relist_budget);
 	if (r < 0 && r != -ENOENT) {
 		strv_free(&f->kids);
 		return r;
@@ -160,13 +166,14 @@ static int note_entered(struct frame *f, ino_t ino)
  * not entered yet nor still to come is added. A tree that keeps changing ends the walk (EAGAIN) rather than
  * let it report a subtree it did not see.
  */
-static int relist(struct frame *f, int fd)
+static int relist(struct frame *f, int fd, size_t *budget)
 {
 	strv now = {0};
 	int r;
-	if (++f->relists > CGTREE_RELISTS_MAX)
+	if (*budget < f->kids.n)
 		return -EAGAIN;
-	if ((r = list_children(fd, &now)) < 0) {
+	*budget -= f->kids.n;
+	if ((r = list_children(fd, &now, budget)) < 0) {
 		strv_free(&now);
 		return r == -ENOENT ? 0 : r;
 	}
@@ -237,7 +244,7 @@ static int visit_post(const struct cgtree_visitor *v, struct walk *w, int fd, in
 
 int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v)
 {
-	struct walk w = {0};
+	struct walk w = {.relist_budget = CGTREE_RELIST_ENTRIES};
 	int cur = cgdir_open_beneath(parentfd, name);
 	int top_parent = *name ? parentfd : -1, r, rc;
 
@@ -254,7 +261,7 @@ int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v)
 		if (f->next < f->kids.n) {
 			const char *kid = f->kids.v[f->next++];
 			int parent_mark = f->mark, kfd = cgdir_open_beneath(cur, kid);
-			if (kfd == -ENOENT && (r = relist(f, cur)) < 0)
+			if (kfd == -ENOENT && (r = relist(f, cur, &w.relist_budget)) < 0)
 				return fail(&w, cur, -r);
 			if (kfd == -ENOENT)
 				continue;

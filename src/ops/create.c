@@ -179,7 +179,7 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 			char path[CGNAME_MAX];
 			cgpath_join(rel, comp, path);
 			/* Noted before it is made: a daemon killed from here on leaves it to the next one to remove. */
-			if (top && journal_note_mkdir(o, h, path, e) < 0)
+			if (top && journal_note_mkdir(o, h, path, r->cred.uid, r->cred.gid, e) < 0)
 				return fail_here(s, h);
 			fd = make_one(o, r, h, cur, rel, comp, e);
 			if (fd < 0) {

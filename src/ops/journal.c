@@ -54,14 +54,31 @@ static int note(struct ops *o, struct err *e, const char *fmt, ...)
 	return 0;
 }
 
-int journal_note_mkdir(struct ops *o, const struct hierarchy *h, const char *rel, struct err *e)
+/* A tab or a newline in a name would cut its note into other fields or lines: such a name is not noted. */
+static int notable(struct ops *o, const char *what, const char *rel, struct err *e)
 {
-	return note(o, e, "mkdir\t%s\t%s\t%s\n", h->name, h->root_path, rel);
+	if (o->journal.fd >= 0 && strpbrk(rel, "\t\n"))
+		return err_set(e, ERR_INVALID, "%s has a tab or a newline in its name (your own cgroup's, made directly on "
+		               "cgroupfs): the daemon could not note the operation to finish it after a restart, so it "
+		               "does not start it", what);
+	return 0;
+}
+
+int journal_note_mkdir(struct ops *o, const struct hierarchy *h, const char *rel, uid_t uid, gid_t gid,
+                       struct err *e)
+{
+	char what[WHAT_MAX];
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	if (notable(o, what, rel, e) < 0)
+		return -1;
+	return note(o, e, "mkdir\t%s\t%s\t%s\t%u\t%u\n", h->name, h->root_path, rel, (unsigned)uid, (unsigned)gid);
 }
 
 static int note_target(struct ops *o, const char *kind, const struct target *t, const char *tail, struct err *e)
 {
 	struct stat st;
+	if (notable(o, t->what, t->rel, e) < 0)
+		return -1;
 	if (fstat(t->fd, &st) < 0)
 		return err_errno(e, errno, "cannot stat %s", t->what);
 	return note(o, e, "%s\t%s\t%s\t%s\t%llu%s\n", kind, t->h->name, t->h->root_path, t->rel,
@@ -137,7 +154,7 @@ static bool parse(struct ops *o, char *line, struct noted *n, bool *go)
 	/* strsep, not strtok: the daemon's root itself (Chown of "") is an empty field. */
 	while (rest && nf < 8)
 		f[nf++] = strsep(&rest, "\t");
-	if (nf < 4 || !((strcmp(f[0], "mkdir") == 0 && nf == 4) || (strcmp(f[0], "rmdir") == 0 && nf == 5) ||
+	if (nf < 4 || !((strcmp(f[0], "mkdir") == 0 && nf == 6) || (strcmp(f[0], "rmdir") == 0 && nf == 5) ||
 	                (strcmp(f[0], "chown") == 0 && nf == 7))) {
 		log_warn("journal: a line that is no note is ignored");
 		return false;
@@ -153,17 +170,18 @@ static bool parse(struct ops *o, char *line, struct noted *n, bool *go)
 		log_warn("journal: %s:/%s is not a cgroup name it may note; left as it is", f[1], f[3]);
 		return false;
 	}
-	if (nf > 4) {
+	if (n->kind != 'm') {
 		errno = 0;
 		n->ino = strtoull(f[4], &end, 10);
 		if (errno || *end)
 			return false;
 	}
-	if (nf == 7) {
-		unsigned long uid = strtoul(f[5], &end, 10), gid;
+	/* The ids: a chown's new owner, or the creator of what a mkdir made (which it owns, cgroupfs made it so). */
+	if (nf >= 6) {
+		unsigned long uid = strtoul(f[nf - 2], &end, 10), gid;
 		if (*end || uid > (uid_t)-2)
 			return false;
-		gid = strtoul(f[6], &end, 10);
+		gid = strtoul(f[nf - 1], &end, 10);
 		if (*end || gid > (gid_t)-2)
 			return false;
 		n->uid = (unsigned)uid;
@@ -181,6 +199,17 @@ static void remove_noted(const struct noted *n, const char *doing)
 	if (slash)
 		base = slash + 1;
 	_cleanup_close_ int pfd = cgdir_open_beneath(n->h->root_fd, parent);
+	struct stat st;
+	/*
+	 * What a Create made is its creator's: a cgroup of someone else's that took its name since (cgroup v1
+	 * lets the parent's owner rename) is left as it is.
+	 */
+	if (n->kind == 'm' && pfd >= 0 && fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (st.st_uid != n->uid || st.st_gid != n->gid)) {
+		log_warn("journal: %s:/%s is not what the daemon before was making (it is uid %u's, not uid %u's); left as "
+		         "it is", n->h->name, n->rel, (unsigned)st.st_uid, n->uid);
+		return;
+	}
 	int r = pfd < 0 ? pfd : cgtree_remove(pfd, base);
 	if (r == -ENOENT)
 		return;

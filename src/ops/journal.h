@@ -30,7 +30,8 @@ int journal_open(struct ops *o, const char *path);
 void journal_close(struct ops *o);
 
 /* Each note fails (e set) if it cannot be written: the operation then changes nothing. */
-int journal_note_mkdir(struct ops *o, const struct hierarchy *h, const char *rel, struct err *e);
+int journal_note_mkdir(struct ops *o, const struct hierarchy *h, const char *rel, uid_t uid, gid_t gid,
+                       struct err *e);
 int journal_note_chown(struct ops *o, const struct target *t, uid_t uid, gid_t gid, struct err *e);
 int journal_note_rmdir(struct ops *o, const struct target *t, struct err *e);
 int journal_go(struct ops *o, struct err *e);

@@ -132,14 +132,15 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, 
 	size_t left;
 	bool fresh;
 	bool first = j->seen.v == NULL;
+	/* Before any walk, which a tree that keeps changing under it can make fail: the kernel's kill needs none. */
+	if (first && j->sig == SIGKILL)
+		kill_unified(o, r, j->name);
 	int rr = ops1_tasks_host(o, r, j->name, true, &now, e);
 	if (rr == 0)
 		rr = kill_round(r, &now, j->sig, first, &j->seen, &left, &fresh, e);
 	pidv_free(&now);
 	if (rr < 0)
 		return -1;
-	if (first && j->sig == SIGKILL)
-		kill_unified(o, r, j->name);
 	if (j->sig == SIGKILL ? left == 0 : !fresh)
 		return 1;
 	if (monotonic_ms() > j->deadline_ms)

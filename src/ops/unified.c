@@ -50,12 +50,12 @@ static int leaf_give(int fd, int leaf)
 		return r;
 	for (size_t i = 0; r == 0 && i < files.n; i++) {
 		const struct stat *owner = cgdir_stat(fd, files.v[i], &theirs) == 0 ? &theirs : &limits;
-		if ((owner->st_uid != 0 || owner->st_gid != 0) &&
-		    fchownat(leaf, files.v[i], owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+		/* To root too: a leaf the owner made itself beforehand holds the owner's files. */
+		if (fchownat(leaf, files.v[i], owner->st_uid, owner->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -errno;
 	}
 	strv_free(&files);
-	if (r == 0 && (dir.st_uid != 0 || dir.st_gid != 0) && fchown(leaf, dir.st_uid, dir.st_gid) < 0)
+	if (r == 0 && fchown(leaf, dir.st_uid, dir.st_gid) < 0)
 		r = -errno;
 	return r;
 }
