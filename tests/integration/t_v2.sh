@@ -108,6 +108,8 @@ test_v2_leaf_hands_over_no_power_over_roots_task() {
 	local u=$TEST_UID d roots f
 	d=$(sb_path unified)/v2_leaf
 	delegate v2_leaf "$u"
+	# The owner makes the leaf itself first, so that its files are the owner's (the attack on the first fix).
+	run_as "$u" "" mkdir "$d/.leaf"
 	roots=$(spawn_sleeper 0 v2_leaf)
 	cgm_as "$u" v2_leaf new c >/dev/null
 	cgm_as "$u" v2_leaf setvalue memory c memory.max 100000000
