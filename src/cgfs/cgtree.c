@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,57 @@
  */
 #define CGTREE_RELIST_ENTRIES 16384
 
+/* Inodes, as an open-addressing set: 0 marks a free slot (no directory has inode 0). */
+struct ino_set {
+	ino_t *v;
+	size_t cap, n; /* cap a power of 2, kept at least twice n */
+};
+
+static size_t ino_slot(ino_t ino, size_t cap)
+{
+	return (size_t)(((uint64_t)ino * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+static bool ino_set_has(const struct ino_set *s, ino_t ino)
+{
+	for (size_t i = s->cap ? ino_slot(ino, s->cap) : 0; s->cap; i = (i + 1) & (s->cap - 1)) {
+		if (s->v[i] == ino)
+			return true;
+		if (!s->v[i])
+			break;
+	}
+	return false;
+}
+
+static void ino_set_put(ino_t *v, size_t cap, ino_t ino)
+{
+	size_t i = ino_slot(ino, cap);
+	while (v[i] && v[i] != ino)
+		i = (i + 1) & (cap - 1);
+	v[i] = ino;
+}
+
+static int ino_set_add(struct ino_set *s, ino_t ino)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		ino_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				ino_set_put(v, cap, s->v[i]);
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!ino_set_has(s, ino)) {
+		ino_set_put(s->v, s->cap, ino);
+		s->n++;
+	}
+	return 0;
+}
+
 /* One level of the walk: the cgroup entered there, its children and how far through them the walk is. */
 struct frame {
 	strv kids;
@@ -24,8 +76,7 @@ struct frame {
 	size_t rel_len; /* the length of the path to this cgroup */
 	struct stat st; /* who it is (also to check the way back up) */
 	int mark;
-	ino_t *entered; /* the children entered so far, by inode */
-	size_t nentered;
+	struct ino_set entered; /* the children entered so far */
 };
 
 struct walk {
@@ -40,7 +91,7 @@ static void walk_free(struct walk *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		strv_free(&w->f[i].kids);
-		free(w->f[i].entered);
+		free(w->f[i].entered.v);
 	}
 	free(w->f);
 	free(w->rel);
@@ -127,7 +178,8 @@ static int push(struct walk *w, int fd, size_t rel_len)
 	*f = (struct frame){.rel_len = rel_len};
 	if (fstat(fd, &f->st) < 0)
 		return -errno;
-	int r = list_children(fd, &f->kids, &w->relist_budget);
+	/* Most cgroups have no child (a link count of 2): nothing to list. */
+	int r = f->st.st_nlink == 2 ? 0 : list_children(fd, &f->kids, &w->relist_budget);
 	if (r < 0 && r != -ENOENT) {
 		strv_free(&f->kids);
 		return r;
@@ -139,32 +191,14 @@ static int push(struct walk *w, int fd, size_t rel_len)
 static void pop(struct walk *w)
 {
 	strv_free(&w->f[--w->n].kids);
-	free(w->f[w->n].entered);
-}
-
-static bool was_entered(const struct frame *f, ino_t ino)
-{
-	for (size_t i = 0; i < f->nentered; i++)
-		if (f->entered[i] == ino)
-			return true;
-	return false;
-}
-
-static int note_entered(struct frame *f, ino_t ino)
-{
-	ino_t *v = realloc(f->entered, (f->nentered + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	f->entered = v;
-	f->entered[f->nentered++] = ino;
-	return 0;
+	free(w->f[w->n].entered.v);
 }
 
 /*
  * A child listed a moment ago is gone: removed, or on cgroup v1 renamed (within this parent: a v1 rename
  * cannot leave it), which must not hide its subtree from the walk. The children are listed again and any
- * not entered yet nor still to come is added. A tree that keeps changing ends the walk (EAGAIN) rather than
- * let it report a subtree it did not see.
+ * not entered yet is added (to be tried after the others). A tree that keeps changing ends the walk
+ * (EAGAIN) rather than let it report a subtree it did not see.
  */
 static int relist(struct frame *f, int fd, size_t *budget)
 {
@@ -179,11 +213,11 @@ static int relist(struct frame *f, int fd, size_t *budget)
 	}
 	for (size_t i = 0; r == 0 && i < now.n; i++) {
 		struct stat st;
-		bool pending = false;
-		for (size_t j = f->next; j < f->kids.n && !pending; j++)
-			pending = strcmp(f->kids.v[j], now.v[i]) == 0;
-		/* A name gone again already is kept: trying it leads to another listing, until the names hold still. */
-		if (pending || (fstatat(fd, now.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && was_entered(f, st.st_ino)))
+		/*
+		 * A name still to come may come twice: its second open finds it entered. A name gone again already
+		 * is kept: trying it leads to another listing, until the names hold still.
+		 */
+		if (fstatat(fd, now.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && ino_set_has(&f->entered, st.st_ino))
 			continue;
 		r = strv_push(&f->kids, now.v[i]);
 	}
@@ -269,12 +303,12 @@ int cgtree_walk(int parentfd, const char *name, const struct cgtree_visitor *v)
 				return fail(&w, cur, -kfd);
 			/* Listed twice, under its name before and after a rename: entered once. */
 			struct stat kst;
-			if (fstat(kfd, &kst) == 0 && was_entered(f, kst.st_ino)) {
+			if (fstat(kfd, &kst) == 0 && ino_set_has(&f->entered, kst.st_ino)) {
 				close(kfd);
 				continue;
 			}
 			if ((r = rel_extend(&w, f->rel_len, kid)) < 0 || (r = push(&w, kfd, strlen(w.rel))) < 0 ||
-			    (r = note_entered(&w.f[w.n - 2], w.f[w.n - 1].st.st_ino)) < 0) {
+			    (r = ino_set_add(&w.f[w.n - 2].entered, w.f[w.n - 1].st.st_ino)) < 0) {
 				close(kfd);
 				return fail(&w, cur, -r);
 			}

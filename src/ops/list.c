@@ -83,11 +83,12 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	struct list_args *a = arg;
 	struct target t = {.req_fd = -1, .fd = -1};
 	int rc = open_listable(o, r, pc, h, a->name, "cgroup.procs", &t, e);
-	if (rc == 0 && (rc = collect_procs(t.fd, a->recursive, h->unified, a->pids)) == -EAGAIN)
+	int got = rc == 0 ? collect_procs(t.fd, a->recursive, h->unified, a->pids) : 0;
+	if (got == -EAGAIN)
 		rc = err_set(e, ERR_BUSY, "cannot read the tasks of %s: the cgroups beneath it were renamed or removed faster "
 		             "than they could be listed (whoever owns them keeps changing them); nothing was done", t.what);
-	else if (rc < 0)
-		rc = err_errno(e, -rc, "cannot read the tasks of %s", t.what);
+	else if (got < 0)
+		rc = err_errno(e, -got, "cannot read the tasks of %s", t.what);
 	target_close(&t);
 	return rc;
 }
