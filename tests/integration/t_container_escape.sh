@@ -103,7 +103,10 @@ ESC_OTHER_PIDNS="pid [0-9]+ is not in your pid namespace"
 # API) and through its parent containers' cgproxies, whose sockets it can reach.
 escape_calls() {
 	local uid=$1 own=$2 P=$WORK/c1/l2/l3/sock D=$SOCK I0=$CGM_IFACE0 I1=org.linuxcontainers.cgmanager1
-	local names=(.. ../.. ../../.. ../l3b sub/../../l3b //..//l3b) sock pid c t pat k=0
+	local names=(.. ../.. ../../.. ../l3b sub/../../l3b //..//l3b) sock pid c t pat k=0 freeze
+	# The freezer's hierarchy and file: v1's freezer, or cgroup2's core file on a pure cgroup2 host.
+	if pure_v2; then freeze="string:unified string:@ string:cgroup.freeze string:1"
+	else freeze="string:freezer string:@ string:freezer.state string:FROZEN"; fi
 	# Each method with two of the names (in turn, so that every name reaches every method of some socket):
 	# the names are refused before anything is looked up, the same way for every method.
 	local plain=(
@@ -115,7 +118,7 @@ escape_calls() {
 		"$I0.MovePidAbs string:memory string:@ int32:$own"
 		"$I0.GetValue string:memory string:@ string:$MLIM"
 		"$I0.SetValue string:memory string:@ string:$MLIM string:1"
-		"$I0.SetValue string:freezer string:@ string:freezer.state string:FROZEN"
+		"$I0.SetValue $freeze"
 		"$I0.Remove string:memory string:@ int32:1"
 		"$I0.GetTasks string:memory string:@"
 		"$I0.GetTasksRecursive string:memory string:@"
