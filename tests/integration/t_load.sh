@@ -66,10 +66,12 @@ hostile_run() {
 # a refused Create costs the serving thread about as much as the Ping it delays), and judged against 4x + 1 ms,
 # which the daemon before the accounts' shares missed by a thousandfold. A daemon of its own, with the default
 # quotas, so that its first count of the uid's cgroups (at the first refused Create) finds them all. Lanes
-# host-asan and valgrind make 2000 (over the quota still), judged as the other kinds are there.
+# host-asan and valgrind make 2000 (over the quota still) and print the latencies.
 test_load_hostile_quota_flood() {
 	local qh n=10000 ratio=4 slack=1000 rounds=9 qdir qlog=$WORK/qflood.log made
-	case $LANE in host) ;; host-asan) rounds=5 n=2000 ;; *) ratio=0 rounds=5 n=2000 ;; esac
+	# Under ASan a refused Create costs several times what it does in lane host (p99 270 -> 8,800 us in CI):
+	# printed there, as under valgrind, and judged in lane host.
+	case $LANE in host) ;; *) ratio=0 rounds=5 n=2000 ;; esac
 	# A light hierarchy: name=systemd has no controller, pids a small one (memory v1's cgroups are heavy). On a
 	# pure cgroup2 host its one hierarchy, in a cgroup that root made with plain mkdir and chowned: a delegated
 	# one's cgroup.max.descendants (the quota, set at Chown) would stop the owner's mkdir at 1000.
