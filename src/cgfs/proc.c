@@ -163,14 +163,18 @@ int proc_status_parse_ids(const char *text, struct proc_ids *out)
 	return 0;
 }
 
-int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e)
+/* The text of /proc/PID/status, which the id, NSpid and Tgid readers parse; -errno. */
+static int read_status(pid_t pid, char **text)
 {
 	char path[64];
-	_cleanup_free_ char *text = NULL;
-	int r;
-
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	r = read_small_file_at(AT_FDCWD, path, &text);
+	return read_small_file_at(AT_FDCWD, path, text);
+}
+
+int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = read_status(pid, &text);
 	if (r < 0)
 		return err_errno(e, -r, "cannot read the credentials of pid %d", (int)pid);
 	if (proc_status_parse_ids(text, out) < 0)
@@ -198,12 +202,8 @@ int proc_status_parse_nspid(const char *text, pid_t *out, int max)
 
 int proc_nspid_read(pid_t pid, pid_t *out, int max)
 {
-	char path[64];
 	_cleanup_free_ char *text = NULL;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	r = read_small_file_at(AT_FDCWD, path, &text);
+	int r = read_status(pid, &text);
 	return r < 0 ? r : proc_status_parse_nspid(text, out, max);
 }
 
@@ -221,11 +221,7 @@ int proc_status_parse_tgid(const char *text)
 
 int proc_tgid_read(pid_t tid)
 {
-	char path[64];
 	_cleanup_free_ char *text = NULL;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	r = read_small_file_at(AT_FDCWD, path, &text);
+	int r = read_status(tid, &text);
 	return r < 0 ? r : proc_status_parse_tgid(text);
 }
