@@ -149,13 +149,14 @@ test_peer_pinned_by_pid_must_keep_the_uid_it_connected_with() {
 # Out of file descriptors (RLIMIT_NOFILE 64): connections beyond what its fds allow are taken off the queue
 # and closed (not left to fill it, nor to stall anyone), and once fds are free again new ones are served.
 test_protocol_out_of_fds_refuses_connections_and_recovers() {
-	local dir=$WORK/nofds sock=$WORK/nofds/sock holder n rc=0 nofile=64
+	local dir=$WORK/nofds sock=$WORK/nofds/sock holder n rc=0
+	# Valgrind 3.19 keeps the top of the fd range for itself and near that limit is not consistent with the
+	# kernel: with --trace-syscalls, socketpair() returns fd 53 to the daemon, then valgrind fails fcntl(53) and
+	# close(53) with EBADF without entering the kernel, and sd-bus's safe_close() aborts on that EBADF
+	# ("close_nointr(fd) != -EBADF"). Lanes host and host-asan run this with the kernel's own fd limit.
+	[ "$LANE" != valgrind ] || skip "valgrind's fd emulation at RLIMIT_NOFILE makes sd-bus abort (see the comment)"
 	mkdir -p "$dir"
-	# Under valgrind (which keeps fds of its own and has no pidfd_open) 63-64 fds, since the journal took one
-	# more, make sd-bus abort on a double close ("close_nointr(fd) != -EBADF") at the first connections: an open
-	# bug of the no-pidfd path, found on 2026-12-06 and not reproduced without valgrind at 46-64 fds. 66 there.
-	[ "$LANE" != valgrind ] || nofile=66
-	DAEMON_WRAPPER="prlimit --nofile=$nofile:$nofile -- ${DAEMON_WRAPPER:-}" daemon_spawn "$sock" "$WORK/nofds.log"
+	DAEMON_WRAPPER="prlimit --nofile=64:64 -- ${DAEMON_WRAPPER:-}" daemon_spawn "$sock" "$WORK/nofds.log"
 	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/nofds.log")"
 	# 40 connections held for 3 s (the holder exits then, which frees them).
 	run_as 0 "" /usr/bin/python3 "$here/raw_client.py" "$sock" hold 40 3 >"$dir/held" &
