@@ -1,4 +1,4 @@
-/* cgm-bench: shared declarations of the harness (harness.c) and the benchmarks (ops0.c, ops1.c, scm.c, scale.c, rss.c, startup.c). */
+/* cgm-bench: shared declarations of the harness (harness.c) and the benchmarks (methods_042.c, methods_key_api.c, scm.c, scale.c, rss.c, startup.c). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +85,7 @@ void print_row(int clients, const char *name, const struct result *r, const stru
 int failures(void);
 void count_failure(void);
 
-/* Floors of ops0.c that the Scm methods share. */
+/* Floors of methods_042.c that the Scm methods share. */
 int64_t f_read(struct cl *c, int i);
 int64_t f_write(struct cl *c, int i);
 int64_t f_move(struct cl *c, int i);
@@ -93,8 +93,8 @@ int64_t f_proc_cgroup(struct cl *c, int i);
 int64_t f_readdir(struct cl *c, int i);
 
 /* The benchmark sections. */
-extern const struct op ops0[], ops1[], opsscm[];
-extern const size_t nops0, nops1, nopsscm;
+extern const struct op methods_042[], methods_key_api[], methods_scm[];
+extern const size_t nmethods_042, nmethods_key_api, nmethods_scm;
 int bench_ops(const int *clients, int nclients_list, const char *which);
 int fixtures_setup(int maxclients);
 void fixtures_teardown(int maxclients);

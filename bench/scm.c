@@ -145,12 +145,12 @@ static int64_t s_list_children(struct cl *c, int i)
 	return T_END(r);
 }
 
-/* The floors are the plain methods' (ops0.c). */
-const struct op opsscm[] = {
+/* The floors are the plain methods' (methods_042.c). */
+const struct op methods_scm[] = {
 	{"GetValueScm", s_get_value, f_read, "read the file", 0},
 	{"SetValueScm", s_set_value, f_write, "write the file", 0},
 	{"MovePidScm", s_move_pid, f_move, "write cgroup.procs", 0},
 	{"GetPidCgroupScm", s_get_pid_cgroup, f_proc_cgroup, "read /proc/PID/cgroup", 0},
 	{"ListChildrenScm", s_list_children, f_readdir, "readdir", 0},
 };
-const size_t nopsscm = sizeof(opsscm) / sizeof(opsscm[0]);
+const size_t nmethods_scm = sizeof(methods_scm) / sizeof(methods_scm[0]);

@@ -12,7 +12,7 @@
 
 #include "cgfs/proc.h"
 #include "util/cleanup.h"
-#include "util/resolve.h"
+#include "util/open_resolved.h"
 
 int cgdir_open_beneath(int dirfd, const char *rel)
 {

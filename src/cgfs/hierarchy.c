@@ -13,7 +13,7 @@
 #include "cgfs/proc.h"
 #include "util/cleanup.h"
 #include "util/log.h"
-#include "util/resolve.h"
+#include "util/open_resolved.h"
 
 const char *cgroup2_delegate_list_path = "/sys/kernel/cgroup/delegate";
 
@@ -261,15 +261,6 @@ const char *hierarchy_selector(const struct hierarchies *hs, const struct hierar
 			return names[i];
 	}
 	return NULL;
-}
-
-void cgroup2_strip_leaf(char *path)
-{
-	size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);
-	if (strcmp(path, CGROUP2_TASK_LEAF) == 0)
-		path[0] = '\0';
-	else if (n > l && path[n - l - 1] == '/' && strcmp(path + n - l, CGROUP2_TASK_LEAF) == 0)
-		path[n - l - 1 == 0 ? 1 : n - l - 1] = '\0'; /* "/.leaf" is "/" */
 }
 
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e)

@@ -48,8 +48,5 @@ const char *hierarchy_selector(const struct hierarchies *hs, const struct hierar
 /* The leaf child in which a cgroup2 cgroup whose children have controllers keeps its own tasks. */
 #define CGROUP2_TASK_LEAF ".leaf"
 
-/* A cgroup2 path without a last component CGROUP2_TASK_LEAF: "a/.leaf" -> "a", ".leaf" -> "", "/.leaf" -> "/". */
-void cgroup2_strip_leaf(char *path);
-
 /* Where the kernel lists the files a cgroup2 delegatee is handed. */
 extern const char *cgroup2_delegate_list_path;

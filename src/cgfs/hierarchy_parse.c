@@ -162,3 +162,12 @@ int hierarchy_parse_controllers(struct hierarchy *h, const char *text)
 	_cleanup_free_ char *first = strndup(text, strcspn(text, "\n"));
 	return first ? strv_split(&h->controllers, first, ' ') : -ENOMEM;
 }
+
+void cgroup2_strip_leaf(char *path)
+{
+	size_t n = strlen(path), l = strlen(CGROUP2_TASK_LEAF);
+	if (strcmp(path, CGROUP2_TASK_LEAF) == 0)
+		path[0] = '\0';
+	else if (n > l && path[n - l - 1] == '/' && strcmp(path + n - l, CGROUP2_TASK_LEAF) == 0)
+		path[n - l - 1 == 0 ? 1 : n - l - 1] = '\0'; /* "/.leaf" is "/" */
+}

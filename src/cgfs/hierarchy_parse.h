@@ -36,3 +36,6 @@ int hierarchy_parse_controllers(struct hierarchy *h, const char *text);
 
 /* Frees what the parsers above put in h (not root_fd). */
 void hierarchy_clear(struct hierarchy *h);
+
+/* A cgroup2 path without a last component CGROUP2_TASK_LEAF: "a/.leaf" -> "a", ".leaf" -> "", "/.leaf" -> "/". */
+void cgroup2_strip_leaf(char *path);

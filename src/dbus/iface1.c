@@ -7,7 +7,7 @@
 #include "dbus/deferred.h"
 #include "dbus/errors.h"
 #include "keys/keys.h"
-#include "ops/ops1.h"
+#include "ops/key_api.h"
 
 #define OPS(c) conn_ops(c)
 
@@ -54,7 +54,7 @@ static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 	sd_bus_message *reply = NULL;
 	int r;
 	(void)ret;
-	if (ops1_list_controllers(OPS(u), &names, &versions, &e) < 0) {
+	if (ops_key_list_controllers(OPS(u), &names, &versions, &e) < 0) {
 		r = reply_error(m, &e);
 		goto out;
 	}
@@ -116,7 +116,7 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 	if (r >= 0)
 		r = read_kvv(m, &values);
 	if (r >= 0) {
-		if (ops1_create(OPS(c), &c->req, name, (const char *const *)ctrls, &values, &created, &e) < 0)
+		if (ops_key_create(OPS(c), &c->req, name, (const char *const *)ctrls, &values, &created, &e) < 0)
 			r = reply_error(m, &e);
 		else
 			r = sd_bus_reply_method_return(m, "b", (int)created);
@@ -137,7 +137,7 @@ static int m_set_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 	if (r >= 0)
 		r = read_kvv(m, &values);
 	if (r >= 0)
-		r = ops1_set_values(OPS(c), &c->req, name, &values, &e) < 0 ? reply_error(m, &e)
+		r = ops_key_set_values(OPS(c), &c->req, name, &values, &e) < 0 ? reply_error(m, &e)
 		                                                              : sd_bus_reply_method_return(m, "");
 	kvv_free(&values);
 	return r;
@@ -156,7 +156,7 @@ static int m_get_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 		r = sd_bus_message_read_strv(m, &keys);
 	if (r >= 0) {
 		char *none[] = {NULL};
-		if (ops1_get_values(OPS(c), &c->req, name, (const char *const *)(keys ? keys : none), &out, &e) < 0)
+		if (ops_key_get_values(OPS(c), &c->req, name, (const char *const *)(keys ? keys : none), &out, &e) < 0)
 			r = reply_error(m, &e);
 		else
 			r = reply_kvv(m, &out);
@@ -175,7 +175,7 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int r = sd_bus_message_read(m, "s", &name);
 	(void)ret;
 	if (r >= 0)
-		r = ops1_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
+		r = ops_key_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
 	strv_free(&out);
 	return r;
 }
@@ -191,7 +191,7 @@ static int m_list_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	r = ops1_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0 ? reply_error(m, &e) : reply_pids(m, &pids);
+	r = ops_key_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0 ? reply_error(m, &e) : reply_pids(m, &pids);
 	pidv_free(&pids);
 	return r;
 }
@@ -206,7 +206,7 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops1_chown(OPS(c), &c->req, name, uid, gid, &e) < 0)
+	if (ops_key_chown(OPS(c), &c->req, name, uid, gid, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -230,27 +230,27 @@ static int name_and_int(sd_bus_message *m, struct conn *c, const char *sig, name
 static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	(void)ret;
-	return name_and_int(m, u, "sh", ops1_move);
+	return name_and_int(m, u, "sh", ops_key_move);
 }
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	(void)ret;
-	return name_and_int(m, u, "si", ops1_move_pid);
+	return name_and_int(m, u, "si", ops_key_move_pid);
 }
 
 static int job_step(struct ops *o, const struct requester *r, void *job, struct err *e)
 {
-	return ops1_job_step(o, r, job, e);
+	return ops_job_step(o, r, job, e);
 }
 
 static void job_free(void *job)
 {
-	ops1_job_free(job);
+	ops_job_free(job);
 }
 
 /* Answers now when start left no job, else once the job's steps are done (dbus/deferred.h). */
-static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops1_job *job, const struct err *e)
+static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops_job *job, const struct err *e)
 {
 	if (rc < 0)
 		return reply_error(m, e);
@@ -262,40 +262,40 @@ static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops1
 static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
-	struct ops1_job *job = NULL;
+	struct ops_job *job = NULL;
 	struct err e = {0};
 	const char *name;
 	int force, r = sd_bus_message_read(m, "sb", &name, &force);
 	(void)ret;
 	if (r < 0)
 		return r;
-	r = ops1_delete_start(OPS(c), &c->req, name, force, &job, &e);
+	r = ops_key_delete_start(OPS(c), &c->req, name, force, &job, &e);
 	return reply_or_defer(m, c, r, job, &e);
 }
 
 static int m_kill(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
-	struct ops1_job *job = NULL;
+	struct ops_job *job = NULL;
 	struct err e = {0};
 	const char *name;
 	int sig, r = sd_bus_message_read(m, "si", &name, &sig);
 	(void)ret;
 	if (r < 0)
 		return r;
-	r = ops1_kill_start(OPS(c), &c->req, name, sig, &job, &e);
+	r = ops_key_kill_start(OPS(c), &c->req, name, sig, &job, &e);
 	return reply_or_defer(m, c, r, job, &e);
 }
 
 static int freeze(sd_bus_message *m, struct conn *c, bool frozen)
 {
-	struct ops1_job *job = NULL;
+	struct ops_job *job = NULL;
 	struct err e = {0};
 	const char *name;
 	int r = sd_bus_message_read(m, "s", &name);
 	if (r < 0)
 		return r;
-	r = ops1_freeze_start(OPS(c), &c->req, name, frozen, &job, &e);
+	r = ops_key_freeze_start(OPS(c), &c->req, name, frozen, &job, &e);
 	return reply_or_defer(m, c, r, job, &e);
 }
 

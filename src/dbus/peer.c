@@ -12,7 +12,7 @@
 
 #include "cgfs/proc.h"
 #include "ops/identity.h"
-#include "ops/resolve.h"
+#include "ops/target.h"
 #include "util/cleanup.h"
 
 #ifndef SO_PEERPIDFD

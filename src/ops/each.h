@@ -1,6 +1,6 @@
 /* Applying an operation to every hierarchy a controller argument names. */
 #pragma once
-#include "ops/resolve.h"
+#include "ops/target.h"
 
 /* Called per hierarchy; returns 0 or -1 with e set. */
 typedef int (*per_hierarchy_fn)(struct ops *o, const struct requester *r, const struct proc_cgroups *pc,

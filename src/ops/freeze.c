@@ -1,7 +1,6 @@
 /* Freeze and thaw: the key freezer.state set, then done once the kernel reports the whole subtree so. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ops/job.h"
 #include "ops/key_ctx.h"
@@ -9,50 +8,14 @@
 
 #define FREEZE_DEADLINE_MS 5000
 
-long long monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-struct ops1_job *ops1_job_new(const char *name, int deadline_ms, struct err *e)
-{
-	struct ops1_job *j = calloc(1, sizeof(*j));
-	if (j && !(j->name = strdup(name))) {
-		free(j);
-		j = NULL;
-	}
-	if (!j) {
-		err_set(e, ERR_LIMIT, "out of memory");
-		return NULL;
-	}
-	j->deadline_ms = monotonic_ms() + deadline_ms;
-	return j;
-}
-
-void ops1_job_free(struct ops1_job *job)
-{
-	if (!job)
-		return;
-	free(job->name);
-	pidv_free(&job->seen);
-	free(job);
-}
-
-int ops1_job_step(struct ops *o, const struct requester *r, struct ops1_job *job, struct err *e)
-{
-	return job->step(o, r, job, e);
-}
-
 static int set_freezer_state(struct ops *o, const struct requester *r, const char *name, bool frozen, struct err *e)
 {
 	struct kv one = {"freezer.state", (char *)(frozen ? "frozen" : "thawed")};
 	kvv values = {&one, 1};
-	return ops1_set_values(o, r, name, &values, e);
+	return ops_key_set_values(o, r, name, &values, e);
 }
 
-static int freeze_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
+static int freeze_step(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e)
 {
 	const char *want = j->frozen ? "frozen" : "thawed";
 	_cleanup_free_ char *state = NULL;
@@ -78,19 +41,19 @@ static int freeze_step(struct ops *o, const struct requester *r, struct ops1_job
 	return rc;
 }
 
-int ops1_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops1_job **job,
+int ops_key_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops_job **job,
                       struct err *e)
 {
-	struct ops1_job *j;
+	struct ops_job *j;
 	int rr;
 
 	*job = NULL;
-	if (set_freezer_state(o, r, name, frozen, e) < 0 || !(j = ops1_job_new(name, FREEZE_DEADLINE_MS, e)))
+	if (set_freezer_state(o, r, name, frozen, e) < 0 || !(j = ops_job_new(name, FREEZE_DEADLINE_MS, e)))
 		return -1;
 	j->frozen = frozen;
 	j->step = freeze_step;
 	if ((rr = freeze_step(o, r, j, e)) != 0) {
-		ops1_job_free(j);
+		ops_job_free(j);
 		return rr < 0 ? -1 : 0;
 	}
 	*job = j;

@@ -1,9 +1,9 @@
-/* The state of a key-API operation that waits on the kernel between steps (ops1.h, dbus/deferred.h). */
+/* The state of a key-API operation that waits on the kernel between steps (key_api.h, dbus/deferred.h). */
 #pragma once
-#include "ops/ops1.h"
+#include "ops/key_api.h"
 
-struct ops1_job {
-	int (*step)(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e);
+struct ops_job {
+	int (*step)(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e);
 	char *name;
 	long long deadline_ms;  /* CLOCK_MONOTONIC */
 	int sig;                /* Kill */
@@ -13,7 +13,7 @@ struct ops1_job {
 };
 
 /* A job for name that must be done within deadline_ms from now. */
-struct ops1_job *ops1_job_new(const char *name, int deadline_ms, struct err *e);
+struct ops_job *ops_job_new(const char *name, int deadline_ms, struct err *e);
 long long monotonic_ms(void);
 /* One round of Kill's signals (kill.c), for Delete-force too. */
-int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e);
+int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e);

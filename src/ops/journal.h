@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "ops/ops.h"
-#include "ops/resolve.h"
+#include "ops/target.h"
 
 /*
  * Opens (or makes) the journal at path, owned by root and nobody else's to

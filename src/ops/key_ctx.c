@@ -11,7 +11,7 @@
 
 #include "cgfs/devices_bpf.h"
 #include "util/cleanup.h"
-#include "util/resolve.h"
+#include "util/open_resolved.h"
 
 struct target *key_ctx_target(struct key_ctx *k, const char *ctrl, struct err *e)
 {

@@ -1,8 +1,8 @@
 /* One named cgroup as struct key_host sees it: its directory in each hierarchy, opened once per request. */
 #pragma once
 #include "keys/keys.h"
-#include "ops/ops1.h"
-#include "ops/resolve.h"
+#include "ops/key_api.h"
+#include "ops/target.h"
 
 struct key_ctx {
 	struct ops *o;

@@ -126,7 +126,7 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 	return rc;
 }
 
-int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
+int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e)
 {
 	pidv now = {0};
 	size_t left;
@@ -135,7 +135,7 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, 
 	/* Before any walk, which a tree that keeps changing under it can make fail: the kernel's kill needs none. */
 	if (first && j->sig == SIGKILL)
 		kill_unified(o, r, j->name);
-	int rr = ops1_tasks_host(o, r, j->name, true, &now, e);
+	int rr = ops_key_tasks_host(o, r, j->name, true, &now, e);
 	if (rr == 0)
 		rr = kill_round(r, &now, j->sig, first, &j->seen, &left, &fresh, e);
 	pidv_free(&now);
@@ -149,21 +149,21 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops1_job *j, 
 	return 0;
 }
 
-int ops1_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops1_job **job,
+int ops_key_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
                     struct err *e)
 {
-	struct ops1_job *j;
+	struct ops_job *j;
 	int rr;
 
 	*job = NULL;
 	if (sig < 1 || sig > SIGRTMAX)
 		return err_set(e, ERR_INVALID, "signal %d is not a signal (1 to %d)", sig, SIGRTMAX);
-	if (!(j = ops1_job_new(name, KILL_DEADLINE_MS, e)))
+	if (!(j = ops_job_new(name, KILL_DEADLINE_MS, e)))
 		return -1;
 	j->sig = sig;
 	j->step = kill_job_step;
 	if ((rr = kill_job_step(o, r, j, e)) != 0) {
-		ops1_job_free(j);
+		ops_job_free(j);
 		return rr < 0 ? -1 : 0;
 	}
 	*job = j;

@@ -10,106 +10,11 @@
 
 #include "cgfs/proc.h"
 #include "ops/identity.h"
-#include "ops/resolve.h"
+#include "ops/target.h"
 #include "ops/unified.h"
+#include "ops/victim.h"
 #include "util/cleanup.h"
 #include "util/log.h"
-
-/* The task named by pid, pinned so that its facts and the move concern one process. */
-struct victim {
-	pid_t pid;
-	int pidfd;
-	struct proc_ids ids;
-	struct proc_cgroups pc;
-};
-
-static void victim_free(struct victim *v)
-{
-	if (v->pidfd >= 0)
-		close(v->pidfd);
-	proc_cgroups_free(&v->pc);
-}
-
-static bool pidfd_alive(int pidfd)
-{
-	return pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno != ESRCH;
-}
-
-/* The kernel's PF_EXITING task flag, as /proc/PID/stat's ninth field shows it. */
-#define TASK_FLAG_EXITING 0x4u
-
-/*
- * A zombie still has its pid (and a pidfd of it answers signals), but the
- * kernel no longer moves it: a write of its pid to cgroup.procs succeeds and
- * does nothing. So an exited task is recognised by its state, not by a write.
- * A task already exiting but not yet a zombie counts too: from the moment it
- * starts to exit, /proc/PID/cgroup shows "/" in every v1 hierarchy.
- */
-static bool task_exited(pid_t pid)
-{
-	char path[64], state = 0;
-	_cleanup_free_ char *stat = NULL;
-	const char *p;
-	unsigned flags = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small_file_at(AT_FDCWD, path, &stat) < 0)
-		return true;
-	p = strrchr(stat, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
-		return false;
-	return state == 'Z' || state == 'X' || (flags & TASK_FLAG_EXITING);
-}
-
-/* Its uids and cgroups, read once it is pinned; a read that fails because it exited says so. */
-static int victim_facts(struct victim *v, struct err *e)
-{
-	if (proc_ids_read(v->pid, &v->ids, e) == 0 && proc_cgroups_read(v->pid, &v->pc, e) == 0 && pidfd_alive(v->pidfd))
-		return 0;
-	if (!pidfd_alive(v->pidfd) || kill(v->pid, 0) < 0)
-		return err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being checked; nothing was moved", (int)v->pid);
-	return -1;
-}
-
-static int victim_open(pid_t pid, struct victim *v, struct err *e)
-{
-	*v = (struct victim){.pid = pid, .pidfd = -1};
-	if (pid <= 0)
-		return err_set(e, ERR_INVALID, "pid %d is not a valid pid", (int)pid);
-	v->pidfd = pidfd_open(pid, 0);
-	int err = v->pidfd < 0 ? errno : 0;
-	/* Without pidfds (Linux < 5.3, valgrind) kill(2) tells whether the pid exists. */
-	if (err == ENOSYS && kill(pid, 0) < 0 && errno == ESRCH)
-		err = ESRCH;
-	if (err == ESRCH)
-		return err_set(e, ERR_NOT_FOUND, "pid %d does not exist (it may have exited)", (int)pid);
-	if (err && err != ENOSYS)
-		return err_errno(e, err, "pid %d", (int)pid);
-	return victim_facts(v, e);
-}
-
-/* A pid number means something only in the pid namespace it came from. */
-static int pid_args_refused(const struct requester *r, struct err *e)
-{
-	if (!r->proxy && r->other_pidns)
-		return err_set(e, ERR_NOT_SUPPORTED,
-		               "pid arguments from another pid namespace cannot be trusted; use the Scm call (or cgproxy) so "
-		               "that the kernel translates the pid");
-	return 0;
-}
-
-/* Where the victim is in h, relative to the daemon's root; refuses tasks outside it. */
-static int victim_rel(const struct victim *v, const struct hierarchy *h, char rel[CGNAME_MAX], struct err *e)
-{
-	const char *path = proc_cgroups_path(&v->pc, h->id);
-	if (!path)
-		return err_set(e, ERR_NOT_FOUND, "pid %d is in no cgroup of %s", (int)v->pid, h->name);
-	if (rel_within_root(h, path, rel) == 0)
-		return 0;
-	if (task_exited(v->pid))
-		return err_set(e, ERR_NOT_FOUND, "pid %d has exited; nothing was done", (int)v->pid);
-	return err_set(e, ERR_ACCESS, "pid %d is in %s:%s, outside %s:%s, the tree this daemon manages", (int)v->pid,
-	               h->name, path, h->name, h->root_path);
-}
 
 /* The longest common ancestor of two relative paths. */
 static void common_ancestor(const char *a, const char *b, char out[CGNAME_MAX])
@@ -156,30 +61,6 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	if (!policy_may_move(&r->cred, &tf, &dest, need_ancestor ? &ancestor : NULL, t->what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	return 0;
-}
-
-/* The task behind a pidfd the requester passed: its pid here comes from the kernel (fdinfo), never from the peer. */
-static int victim_open_pidfd(int pidfd, struct victim *v, struct err *e)
-{
-	char path[64];
-	_cleanup_free_ char *info = NULL;
-	const char *line;
-	int pid;
-
-	*v = (struct victim){.pidfd = -1};
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if (read_small_file_at(AT_FDCWD, path, &info) < 0 || !(line = strstr(info, "\nPid:")) ||
-	    sscanf(line + 5, "%d", &pid) != 1)
-		return err_set(e, ERR_INVALID, "the fd passed is not a pidfd");
-	if (pid == -1)
-		return err_set(e, ERR_NOT_FOUND, "the process the pidfd refers to has exited");
-	if (pid == 0)
-		return err_set(e, ERR_ACCESS, "the process the pidfd refers to is not visible to the daemon");
-	v->pid = pid;
-	v->pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
-	if (v->pidfd < 0)
-		return err_errno(e, errno, "cannot keep the pidfd");
-	return victim_facts(v, e);
 }
 
 /* Why the kernel would not take the task into t, in words that say what to do. */
@@ -366,65 +247,5 @@ int ops_move_pidfd(struct ops *o, const struct requester *r, const char *control
 	if (victim_open_pidfd(pidfd, &v, e) == 0)
 		rc = move_victim(o, r, controller, cgroup, &v, false, e);
 	victim_free(&v);
-	return rc;
-}
-
-int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *controller, pid_t pid, bool absolute,
-                       char **out, struct err *e)
-{
-	struct hierarchy *h;
-	struct proc_cgroups pc = {0};
-	struct victim v = {.pidfd = -1};
-	char vrel[CGNAME_MAX], req_rel[CGNAME_MAX];
-	const char *own;
-	int rc = -1;
-
-	if (pid_args_refused(r, e) < 0 || select_one(o, controller, &h, e) < 0)
-		return -1;
-	if (requester_cgroups(o, r, &pc, e) < 0)
-		return -1;
-	if (victim_open(pid, &v, e) < 0 || victim_rel(&v, h, vrel, e) < 0)
-		goto out;
-	if (r->other_pidns && !pid_visible_in(pid, r->pidns)) {
-		err_set(e, ERR_ACCESS, "pid %d is not in your pid namespace", (int)pid);
-		goto out;
-	}
-	if (absolute) {
-		char base[CGNAME_MAX];
-		if (proxy_base(r, h, base) < 0 || !rel_is_beneath(vrel, base)) {
-			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, outside the cgroup of the proxy that relayed you", (int)pid,
-			        h->name, vrel);
-			goto out;
-		}
-		const char *rest = vrel + strlen(base);
-		while (*rest == '/')
-			rest++;
-		*out = malloc(strlen(rest) + 2);
-		if (*out)
-			sprintf(*out, "/%s", rest);
-	} else {
-		own = proc_cgroups_path(&pc, h->id);
-		if (!own || rel_within_root(h, own, req_rel) < 0) {
-			err_set(e, ERR_ACCESS, "your cgroup in %s is outside %s:%s, the tree this daemon manages", h->name,
-			        h->name, h->root_path);
-			goto out;
-		}
-		if (!rel_is_beneath(vrel, req_rel)) {
-			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)pid,
-			        h->name, vrel, h->name, req_rel);
-			goto out;
-		}
-		const char *rest = vrel + strlen(req_rel);
-		while (*rest == '/')
-			rest++;
-		*out = strdup(*rest ? rest : "/");
-	}
-	if (!*out)
-		err_set(e, ERR_LIMIT, "out of memory");
-	else
-		rc = 0;
-out:
-	victim_free(&v);
-	proc_cgroups_free(&pc);
 	return rc;
 }

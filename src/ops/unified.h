@@ -9,7 +9,7 @@
  * daemon answers and every name a requester gives, in the leaf's parent.
  */
 #pragma once
-#include "ops/resolve.h"
+#include "ops/target.h"
 
 #define UNIFIED_LEAF CGROUP2_TASK_LEAF
 

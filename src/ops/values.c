@@ -7,7 +7,7 @@
 #include "cgfs/idmap.h"
 #include "cgfs/proc.h"
 #include "cgfs/refusal.h"
-#include "ops/resolve.h"
+#include "ops/target.h"
 #include "ops/subtree_tasks.h"
 #include "ops/unified.h"
 #include "util/cleanup.h"

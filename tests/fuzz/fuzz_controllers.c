@@ -2,7 +2,7 @@
  * Controller lists, from the kernel's text to the requester's argument: the lines of /proc/self/cgroup
  * and mountinfo and the cgroup.controllers that hierarchy discovery parses (cgfs/hierarchy_parse.h), the
  * 0.42 controller argument ("memory", "cpu,memory", "name=systemd", "all"; hierarchies_select) and the key
- * API's controller list (hierarchy_for_controller, ops1_hierarchy_spec, ops1_list_controllers,
+ * API's controller list (hierarchy_for_controller, ops_key_hierarchy_spec, ops_key_list_controllers,
  * ops_list_controllers) over the hierarchies the first two make.
  *
  * Input, split at NULs: /proc/self/cgroup text, cgroup.controllers text, mountinfo text, a 0.42
@@ -14,7 +14,7 @@
 #include "cgfs/hierarchy_parse.h"
 #include "cgfs/proc.h"
 #include "ops/ops.h"
-#include "ops/ops1.h"
+#include "ops/key_api.h"
 
 #define MAX_PIECES 16
 
@@ -240,7 +240,7 @@ static void check_key_api(struct ops *o, const char *const *ctrls)
 		struct hierarchy *h = hierarchy_for_controller(o, ctrls[i], &version);
 		FUZZ_CHECK(h ? (version == 1 && !h->unified) || (version == 2 && h->unified) : version == 0);
 	}
-	if (ops1_hierarchy_spec(o, ctrls, NULL, &spec, &e) < 0) {
+	if (ops_key_hierarchy_spec(o, ctrls, NULL, &spec, &e) < 0) {
 		FUZZ_CHECK(e.msg[0] && !spec);
 	} else {
 		/* The spec names exactly the hierarchies behind ctrls (all of them for none). */
@@ -261,7 +261,7 @@ static void check_key_api(struct ops *o, const char *const *ctrls)
 	}
 
 	strv names = {0}, versions = {0}, plain = {0};
-	if (ops1_list_controllers(o, &names, &versions, &e) == 0) {
+	if (ops_key_list_controllers(o, &names, &versions, &e) == 0) {
 		FUZZ_CHECK(names.n == versions.n);
 		for (size_t i = 0; i < names.n; i++) {
 			FUZZ_CHECK(strcmp(versions.v[i], "v1") == 0 || strcmp(versions.v[i], "v2") == 0);

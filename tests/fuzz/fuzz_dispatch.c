@@ -144,7 +144,7 @@ static void write_file(int dirfd, const char *name, const char *text)
 
 /*
  * Belt and braces for the task files below: this process may send no signal but 0 (a liveness probe, as
- * ops/resolve.c and ops/move.c use pidfd_send_signal), to any process, itself included: so whatever a
+ * ops/target.c and ops/move.c use pidfd_send_signal), to any process, itself included: so whatever a
  * call writes into a fake cgroup.procs, no Kill can reach the task. Nothing here needs more: raise and
  * abort use tgkill, libFuzzer's timeouts an itimer, LeakSanitizer ptrace. (libFuzzer's -fork mode, whose
  * parent signals its children, does not work with this target; -jobs does.) The filter has no pid in it,

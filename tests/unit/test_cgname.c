@@ -1,5 +1,5 @@
 #include "check.h"
-#include "cgfs/hierarchy.h"
+#include "cgfs/hierarchy_parse.h"
 #include "util/cgname.h"
 
 static int norm(const char *in, char out[CGNAME_MAX])

@@ -7,7 +7,7 @@
 
 #include "cgfs/proc.h"
 #include "check.h"
-#include "ops/resolve.h"
+#include "ops/target.h"
 
 static void parses_hybrid_cgroup_file(void)
 {

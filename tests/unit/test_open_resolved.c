@@ -1,6 +1,6 @@
-/* The openat2-less walk of util/resolve.c gives openat2's answers (stricter only about symlinks). */
+/* The openat2-less walk of util/open_resolved.c gives openat2's answers (stricter only about symlinks). */
 #include "check.h"
-#include "util/resolve.h"
+#include "util/open_resolved.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,27 +1,25 @@
 /* The key API's cgroup operations: each a 0.42 operation applied to every hierarchy the name exists in. */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgfs/idmap.h"
 #include "cgfs/proc.h"
 #include "ops/identity.h"
-#include "ops/job.h"
-#include "ops/ops1.h"
+#include "ops/key_api.h"
 
-int ops1_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
+int ops_key_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
                 const kvv *values, bool *created, struct err *e)
 {
 	struct create_state *rec = NULL;
 	char *spec = NULL;
 	int existed, rc = -1;
 
-	if (ops1_hierarchy_spec(o, ctrls, values, &spec, e) < 0)
+	if (ops_key_hierarchy_spec(o, ctrls, values, &spec, e) < 0)
 		return -1;
 	if (ops_create_recorded(o, r, spec, name, &existed, &rec, e) < 0)
 		goto out;
-	if (values && values->n && ops1_set_values(o, r, name, values, e) < 0) {
+	if (values && values->n && ops_key_set_values(o, r, name, values, e) < 0) {
 		create_record_undo(rec);
 		goto out;
 	}
@@ -73,7 +71,7 @@ static int children_of(struct ops *o, const struct requester *r, const struct hi
 	return ops_list_children(o, r, h->name, name, arg, e);
 }
 
-int ops1_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e)
+int ops_key_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e)
 {
 	strv all = {0};
 	if (each_existing(o, r, name, children_of, &all, e) < 0) {
@@ -103,7 +101,7 @@ static int tasks_of(struct ops *o, const struct requester *r, const struct hiera
 	return ops_get_tasks(o, r, h->name, name, a->recursive, a->out, e);
 }
 
-int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+int ops_key_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
                     struct err *e)
 {
 	struct tasks_arg a = {out, recursive};
@@ -113,14 +111,14 @@ int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, 
 	return 0;
 }
 
-int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+int ops_key_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
                     struct err *e)
 {
 	pid_t mine[PROC_NSPID_MAX];
 	int level;
 	size_t n = 0;
 
-	if (ops1_tasks_host(o, r, name, recursive, out, e) < 0)
+	if (ops_key_tasks_host(o, r, name, recursive, out, e) < 0)
 		return -1;
 	if (!r->other_pidns)
 		return 0;
@@ -139,7 +137,7 @@ int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, 
 	return 0;
 }
 
-int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e)
+int ops_key_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e)
 {
 	uint32_t host_uid = uid, host_gid = gid;
 	if (r->cred.in_userns) {
@@ -151,49 +149,15 @@ int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t
 	return ops_chown_host_ids(o, r, "all", name, host_uid, host_gid, e);
 }
 
-int ops1_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e)
+int ops_key_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e)
 {
 	return ops_move_pidfd(o, r, "all", name, pidfd, e);
 }
 
-int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e)
+int ops_key_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e)
 {
 	if (r->other_pidns)
 		return err_set(e, ERR_NOT_SUPPORTED, "MovePid takes a pid as the daemon's pid namespace numbers it; from "
 		               "another pid namespace, pass a pidfd to Move");
 	return ops_move_pid(o, r, "all", name, pid, false, e);
-}
-
-static int remove_tree(struct ops *o, const struct requester *r, const char *name, struct err *e)
-{
-	int existed;
-	if (ops_remove(o, r, "all", name, true, &existed, e) < 0)
-		return -1;
-	if (existed < 0)
-		return err_set(e, ERR_NOT_FOUND, "cgroup '%s' does not exist", name);
-	return 0;
-}
-
-/* Delete with force: the kill's steps, then the removal. */
-static int delete_step(struct ops *o, const struct requester *r, struct ops1_job *j, struct err *e)
-{
-	int rr = j->then_remove ? kill_job_step(o, r, j, e) : 1;
-	if (rr != 1)
-		return rr;
-	return remove_tree(o, r, j->name, e) < 0 ? -1 : 1;
-}
-
-int ops1_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops1_job **job,
-                      struct err *e)
-{
-	*job = NULL;
-	if (!force)
-		return remove_tree(o, r, name, e);
-	if (ops1_kill_start(o, r, name, SIGKILL, job, e) < 0)
-		return -1;
-	if (!*job)
-		return remove_tree(o, r, name, e);
-	(*job)->then_remove = true;
-	(*job)->step = delete_step;
-	return 0;
 }

@@ -380,7 +380,7 @@ static int64_t o_remove_on_empty(struct cl *c, int i)
 	return T_END(r);
 }
 
-const struct op ops0[] = {
+const struct op methods_042[] = {
 	{"Ping", o_ping, NULL, "round trip", 0},
 	{"api_version (property)", o_api_version, NULL, "round trip", 0},
 	{"ListControllers", o_list_controllers, NULL, "round trip", 0},
@@ -401,4 +401,4 @@ const struct op ops0[] = {
 	{"Prune (one empty cgroup)", o_prune, f_prune, "readdir + rmdir", 4},
 	{"RemoveOnEmpty (populated)", o_remove_on_empty, f_read_procs_r, "read cgroup.procs", 0},
 };
-const size_t nops0 = sizeof(ops0) / sizeof(ops0[0]);
+const size_t nmethods_042 = sizeof(methods_042) / sizeof(methods_042[0]);

@@ -362,7 +362,7 @@ static int64_t kf_thaw(struct cl *c, int i)
 	return T_END(r);
 }
 
-const struct op ops1[] = {
+const struct op methods_key_api[] = {
 	{"ListControllers", k_list_controllers, NULL, "round trip", 0},
 	{"ListKeys", k_list_keys, NULL, "round trip", 0},
 	{"GetValues (1 key)", k_get_values, kf_read, "read the file", 0},
@@ -379,4 +379,4 @@ const struct op ops1[] = {
 	{"Freeze", k_freeze, kf_freeze, "write freezer state, poll until frozen", 4},
 	{"Thaw", k_thaw, kf_thaw, "write freezer state, poll until thawed", 4},
 };
-const size_t nops1 = sizeof(ops1) / sizeof(ops1[0]);
+const size_t nmethods_key_api = sizeof(methods_key_api) / sizeof(methods_key_api[0]);

@@ -1,4 +1,4 @@
-#include "ops/resolve.h"
+#include "ops/target.h"
 #include "ops/unified.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgfs/hierarchy_parse.h"
 #include "cgfs/proc.h"
 #include "util/cleanup.h"
 

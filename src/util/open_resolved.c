@@ -1,4 +1,4 @@
-#include "resolve.h"
+#include "util/open_resolved.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* The operation tables (ops0.c, scm.c, ops1.c) run with 1, 4, 16... clients, each row beside its floor. */
+/* The operation tables (methods_042.c, scm.c, methods_key_api.c) run with 1, 4, 16... clients, each row beside its floor. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +113,11 @@ int bench_ops(const int *clients, int nc, const char *which)
 		printf("\nsd-bus round trip with %d client(s): %.0f/s, p50 %.1f µs, p99 %.1f µs\n", clients[i], rt.per_sec,
 		       rt.p50_us, rt.p99_us);
 		if (!strcmp(which, "all") || strchr(which, '0'))
-			table("### cgmanager0_0 (0.42)", ops0, nops0, clients[i], maxc);
+			table("### cgmanager0_0 (0.42)", methods_042, nmethods_042, clients[i], maxc);
 		if (!strcmp(which, "all") || strstr(which, "scm"))
-			table("### cgmanager0_0 Scm methods", opsscm, nopsscm, clients[i], maxc);
+			table("### cgmanager0_0 Scm methods", methods_scm, nmethods_scm, clients[i], maxc);
 		if (!strcmp(which, "all") || strchr(which, '1'))
-			table("### cgmanager1 (key API)", ops1, nops1, clients[i], maxc);
+			table("### cgmanager1 (key API)", methods_key_api, nmethods_key_api, clients[i], maxc);
 	}
 	fixtures_teardown(maxc);
 	return 0;

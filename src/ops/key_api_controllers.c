@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "keys/keys.h"
-#include "ops/ops1.h"
+#include "ops/key_api.h"
 
 /* cgroup2 offers these without a controller of that name: device programs, cgroup.freeze, cpu.stat. */
 static const char *const v2_core_controllers[] = {"devices", "freezer", "cpuacct", NULL};
@@ -57,7 +57,7 @@ static int push_pair(strv *names, strv *versions, const char *name, int version)
 	return 0;
 }
 
-int ops1_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e)
+int ops_key_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e)
 {
 	for (size_t i = 0; i < o->hs.n; i++) {
 		const struct hierarchy *h = &o->hs.h[i];
@@ -98,7 +98,7 @@ static int kv_version_of(void *ctx, const char *controller)
 	return hierarchy_for_controller(ctx, controller, &version) ? version : 0;
 }
 
-int ops1_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e)
+int ops_key_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e)
 {
 	strv parts = {0};
 	size_t len = 1;

@@ -203,7 +203,7 @@ static int write_steps(struct step *steps, size_t n, struct err *e)
 	return 0;
 }
 
-int ops1_set_values(struct ops *o, const struct requester *r, const char *name, const kvv *values, struct err *e)
+int ops_key_set_values(struct ops *o, const struct requester *r, const char *name, const kvv *values, struct err *e)
 {
 	struct key_ctx k;
 	key_writes writes = {0};
@@ -266,7 +266,7 @@ out:
 	return rc;
 }
 
-int ops1_get_values(struct ops *o, const struct requester *r, const char *name, const char *const *keys, kvv *out,
+int ops_key_get_values(struct ops *o, const struct requester *r, const char *name, const char *const *keys, kvv *out,
                     struct err *e)
 {
 	struct key_ctx k;

@@ -26,43 +26,43 @@ void kvv_free(kvv *k);
  */
 struct hierarchy *hierarchy_for_controller(struct ops *o, const char *ctrl, int *version);
 /* Pairs controller, "v1" or "v2", for every abstract controller available. */
-int ops1_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e);
+int ops_key_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e);
 /* The 0.42 controller argument naming the hierarchies of ctrls plus those behind keys; "all" if ctrls is empty. */
-int ops1_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e);
+int ops_key_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e);
 
-int ops1_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
+int ops_key_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
                 const kvv *values, bool *created, struct err *e);
 /* Every value parsed and checked before the first write; a failed write undoes the earlier ones. */
-int ops1_set_values(struct ops *o, const struct requester *r, const char *name, const kvv *values, struct err *e);
-int ops1_get_values(struct ops *o, const struct requester *r, const char *name, const char *const *keys, kvv *out,
+int ops_key_set_values(struct ops *o, const struct requester *r, const char *name, const kvv *values, struct err *e);
+int ops_key_get_values(struct ops *o, const struct requester *r, const char *name, const char *const *keys, kvv *out,
                     struct err *e);
-int ops1_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e);
+int ops_key_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e);
 /* Pids as the requester's pid namespace numbers them; tasks it cannot see are left out. */
-int ops1_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+int ops_key_list_tasks(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
                     struct err *e);
 /* The same as the daemon numbers them, for Kill. */
-int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
+int ops_key_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
                     struct err *e);
 /* uid and gid as the requester's user namespace numbers them. */
-int ops1_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e);
-int ops1_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e);
+int ops_key_chown(struct ops *o, const struct requester *r, const char *name, uid_t uid, gid_t gid, struct err *e);
+int ops_key_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e);
 /* For requesters in the daemon's pid namespace only. */
-int ops1_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e);
+int ops_key_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e);
 /*
  * The operations that wait on the kernel run as jobs, so that the daemon's
  * loop never waits: start does what can be done at once and leaves *job
- * NULL when nothing is left to wait for; otherwise ops1_job_step is called
+ * NULL when nothing is left to wait for; otherwise ops_job_step is called
  * again (every few milliseconds) until it returns 1 (done) or -1 (failed).
  */
-struct ops1_job;
+struct ops_job;
 /* Delete: without force only a tree without tasks; with force, Kill(SIGKILL) first. */
-int ops1_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops1_job **job,
+int ops_key_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops_job **job,
                       struct err *e);
 /* Kill: every task of the tree signalled, forks included; for SIGKILL, done once the tree is empty. */
-int ops1_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops1_job **job,
+int ops_key_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
                     struct err *e);
 /* Freeze or thaw: freezer.state set, done once the kernel reports the whole tree in that state. */
-int ops1_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops1_job **job,
+int ops_key_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops_job **job,
                       struct err *e);
-int ops1_job_step(struct ops *o, const struct requester *r, struct ops1_job *job, struct err *e);
-void ops1_job_free(struct ops1_job *job);
+int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, struct err *e);
+void ops_job_free(struct ops_job *job);

@@ -1,0 +1,42 @@
+/* Key-API jobs: an operation that waits on the kernel, stepped by the caller until done or past its deadline. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ops/job.h"
+
+long long monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+struct ops_job *ops_job_new(const char *name, int deadline_ms, struct err *e)
+{
+	struct ops_job *j = calloc(1, sizeof(*j));
+	if (j && !(j->name = strdup(name))) {
+		free(j);
+		j = NULL;
+	}
+	if (!j) {
+		err_set(e, ERR_LIMIT, "out of memory");
+		return NULL;
+	}
+	j->deadline_ms = monotonic_ms() + deadline_ms;
+	return j;
+}
+
+void ops_job_free(struct ops_job *job)
+{
+	if (!job)
+		return;
+	free(job->name);
+	pidv_free(&job->seen);
+	free(job);
+}
+
+int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, struct err *e)
+{
+	return job->step(o, r, job, e);
+}
