@@ -245,33 +245,30 @@ static struct hierarchy *find_one(const struct hierarchies *hs, const char *name
 	return NULL;
 }
 
-const char *hierarchy_selector(const struct hierarchies *hs, const struct hierarchy *h)
+void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h)
 {
-	static const char *const unified_aliases[] = {"unified", "cgroup2", NULL};
-	const char *only_own[] = {h->name, NULL};
-	const char *const *names = h->unified ? unified_aliases : only_own;
-	for (size_t i = 0; names[i]; i++) {
-		/* A v1 name is its controllers joined with commas: each of them must select h. */
-		strv parts = {0};
-		bool all_h = strv_split(&parts, names[i], ',') == 0 && parts.n > 0;
-		for (size_t j = 0; all_h && j < parts.n; j++)
-			all_h = find_one(hs, parts.v[j]) == h;
-		strv_free(&parts);
-		if (all_h)
-			return names[i];
-	}
-	return NULL;
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->h[i] == h)
+			return;
+	if (s->n < PROC_CGROUP_MAX)
+		s->h[s->n++] = h;
 }
 
-int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e)
+void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < hs->n; i++)
+		hierarchy_set_add(out, &hs->h[i]);
+}
+
+int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out, struct err *e)
 {
 	strv names = {0};
-	int n = 0;
 
+	out->n = 0;
 	if (strcmp(spec, "all") == 0) {
-		for (size_t i = 0; i < hs->n; i++)
-			out[n++] = &hs->h[i];
-		return n;
+		hierarchies_all(hs, out);
+		return 0;
 	}
 	if (strv_split(&names, spec, ',') < 0)
 		return err_set(e, ERR_LIMIT, "out of memory");
@@ -281,17 +278,26 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		struct hierarchy *h = find_one(hs, names.v[i]);
-		bool dup = false;
 		if (!h) {
 			err_set(e, ERR_NOT_FOUND, "controller '%s' is not available on this host", names.v[i]);
 			strv_free(&names);
 			return -1;
 		}
-		for (int j = 0; j < n; j++)
-			dup |= out[j] == h;
-		if (!dup)
-			out[n++] = h;
+		hierarchy_set_add(out, h);
 	}
 	strv_free(&names);
-	return n;
+	return 0;
+}
+
+int hierarchy_set_single(const struct hierarchy_set *s, struct hierarchy **out, struct err *e)
+{
+	char names[256] = "";
+	if (s->n == 1) {
+		*out = s->h[0];
+		return 0;
+	}
+	for (unsigned i = 0; i < s->n; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "", s->h[i]->name);
+	return err_set(e, ERR_INVALID, "this call takes exactly one controller; you named %u hierarchies (%s)", s->n,
+	               names);
 }

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgfs/proc.h"
 #include "util/err.h"
 #include "util/strv.h"
 
@@ -30,18 +31,25 @@ int hierarchies_discover(struct hierarchies *hs, struct err *e);
 void hierarchies_free(struct hierarchies *hs);
 
 /*
- * Maps a 0.42 controller argument ("memory", "cpu,memory", "systemd",
- * "name=systemd", "unified", "all") onto hierarchies, each at most once.
- * out must hold hs->n entries. Returns the count, or -1 with e set.
+ * Some of the daemon's hierarchies, each once, in the order a request named them: what a controller argument
+ * means once the front end has parsed it. Every operation takes this, never the text.
  */
-int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy **out, struct err *e);
-/*
- * A name hierarchies_select takes for h alone: its own name, or for cgroup2 an alias ("cgroup2") where a
- * v1 hierarchy's own name is "unified" (no kernel names a controller so, but /proc is what it is); NULL
- * where none is left.
- */
-const char *hierarchy_selector(const struct hierarchies *hs, const struct hierarchy *h);
+struct hierarchy_set {
+	unsigned n;
+	struct hierarchy *h[PROC_CGROUP_MAX];
+};
 
+/*
+ * Parses a 0.42 controller argument ("memory", "cpu,memory", "systemd", "name=systemd", "unified", "all") into
+ * the hierarchies it names. 0, or -1 with e set (a name no hierarchy has, an empty list).
+ */
+int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out, struct err *e);
+/* Every hierarchy: the argument "all", and what the key API's calls act on. */
+void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out);
+/* Adds h unless the set has it already. */
+void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h);
+/* The one hierarchy of a call that takes exactly one controller; -1 with e set naming them otherwise. */
+int hierarchy_set_single(const struct hierarchy_set *s, struct hierarchy **out, struct err *e);
 /* The child of its root, in every hierarchy, that the daemon's own process lives in. */
 #define DAEMON_LEAF ".cgmanager"
 

@@ -23,11 +23,12 @@ static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute)
 	const char *ctrl;
 	int pid;
 	char *out = NULL;
+	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "si", &ctrl, &pid);
 	if (r < 0)
 		return r;
-	if (ops_get_pid_cgroup(OPS(c), &c->req, ctrl, pid, absolute, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_pid_cgroup(OPS(c), &c->req, &set, pid, absolute, &out, &e) < 0)
 		return reply_error(m, &e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
@@ -51,11 +52,12 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg;
 	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_create(OPS(c), &c->req, ctrl, cg, &existed, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_create(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "i", existed);
 }
@@ -65,6 +67,7 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg;
 	int uid, gid, r = sd_bus_message_read(m, "ssii", &ctrl, &cg, &uid, &gid);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
@@ -72,7 +75,7 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	if (uid < 0 || gid < 0)
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "uid %d and gid %d must not be negative", uid,
 		                                  gid);
-	if (ops_chown(OPS(c), &c->req, ctrl, cg, (uid_t)uid, (gid_t)gid, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_chown(OPS(c), &c->req, &set, cg, (uid_t)uid, (gid_t)gid, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -82,11 +85,12 @@ static int m_chmod(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg, *file;
 	int mode, r = sd_bus_message_read(m, "sssi", &ctrl, &cg, &file, &mode);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_chmod(OPS(c), &c->req, ctrl, cg, file, mode, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_chmod(OPS(c), &c->req, &set, cg, file, mode, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -95,10 +99,11 @@ static int move_pid(sd_bus_message *m, struct conn *c, bool absolute)
 {
 	const char *ctrl, *cg;
 	int pid, r = sd_bus_message_read(m, "ssi", &ctrl, &cg, &pid);
+	struct hierarchy_set set;
 	struct err e = {0};
 	if (r < 0)
 		return r;
-	if (ops_move_pid(OPS(c), &c->req, ctrl, cg, pid, absolute, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_move_pid(OPS(c), &c->req, &set, cg, pid, absolute, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -121,11 +126,12 @@ static int m_get_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	const char *ctrl, *cg, *key;
 	char *out = NULL;
 	int r = sd_bus_message_read(m, "sss", &ctrl, &cg, &key);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_get_value(OPS(c), &c->req, ctrl, cg, key, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_value(OPS(c), &c->req, &set, cg, key, &out, &e) < 0)
 		return reply_error(m, &e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
@@ -137,11 +143,12 @@ static int m_set_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg, *key, *value;
 	int r = sd_bus_message_read(m, "ssss", &ctrl, &cg, &key, &value);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_set_value(OPS(c), &c->req, ctrl, cg, key, value, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_set_value(OPS(c), &c->req, &set, cg, key, value, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -151,11 +158,12 @@ static int m_remove(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg;
 	int recursive, existed, r = sd_bus_message_read(m, "ssi", &ctrl, &cg, &recursive);
+	struct hierarchy_set set;
 	struct err e = {0};
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_remove(OPS(c), &c->req, ctrl, cg, recursive != 0, &existed, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_remove(OPS(c), &c->req, &set, cg, recursive != 0, &existed, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "i", existed);
 }
@@ -164,11 +172,12 @@ static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive)
 {
 	const char *ctrl, *cg;
 	pidv pids = {0};
+	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	if (r < 0)
 		return r;
-	if (ops_get_tasks(OPS(c), &c->req, ctrl, cg, recursive, &pids, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_tasks(OPS(c), &c->req, &set, cg, recursive, &pids, &e) < 0)
 		r = reply_error(m, &e);
 	else
 		r = reply_pids(m, &pids);
@@ -193,12 +202,13 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg;
 	strv out = {0};
+	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_list_children(OPS(c), &c->req, ctrl, cg, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_list_children(OPS(c), &c->req, &set, cg, &out, &e) < 0)
 		r = reply_error(m, &e);
 	else
 		r = reply_strv(m, &out);
@@ -210,12 +220,13 @@ static int m_remove_on_empty(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
 	const char *ctrl, *cg;
+	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_remove_on_empty(OPS(c), &c->req, ctrl, cg, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_remove_on_empty(OPS(c), &c->req, &set, cg, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -224,12 +235,13 @@ static int m_prune(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
 	const char *ctrl, *cg;
+	struct hierarchy_set set;
 	struct err e = {0};
 	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_prune(OPS(c), &c->req, ctrl, cg, &existed, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_prune(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -254,13 +266,14 @@ static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	const char *ctrl, *cg;
 	keyv keys = {0};
+	struct hierarchy_set set;
 	struct err e = {0};
 	sd_bus_message *reply = NULL;
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (ops_list_keys(OPS(c), &c->req, ctrl, cg, &keys, &e) < 0) {
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_list_keys(OPS(c), &c->req, &set, cg, &keys, &e) < 0) {
 		r = reply_error(m, &e);
 		goto out;
 	}

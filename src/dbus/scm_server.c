@@ -250,32 +250,34 @@ static void run(struct scm_exchange *x)
 	pidv pids = {0};
 	strv names = {0};
 	keyv keys = {0};
+	struct hierarchy_set set;
 	int rc = -1, n = 0;
 
-	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0)
+	/* Every Scm method's first argument is a controller list, parsed here once. */
+	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0 || hierarchies_select(&o->hs, x->s[0], &set, &e) < 0)
 		goto answer_failure;
 	switch (x->m->result) {
 	case SCM_RES_STRING:
 		if (x->m->second == SCM_SECOND_PID)
-			rc = ops_get_pid_cgroup(o, &r, x->s[0], x->cred[1].pid, strcmp(x->m->plain, "GetPidCgroupAbs") == 0,
+			rc = ops_get_pid_cgroup(o, &r, &set, x->cred[1].pid, strcmp(x->m->plain, "GetPidCgroupAbs") == 0,
 			                        &str, &e);
 		else
-			rc = ops_get_value(o, &r, x->s[0], x->s[1], x->s[2], &str, &e);
+			rc = ops_get_value(o, &r, &set, x->s[1], x->s[2], &str, &e);
 		scm_out_string(&x->out, rc == 0 ? str : NULL);
 		break;
 	case SCM_RES_CREATE:
-		rc = ops_create(o, &r, x->s[0], x->s[1], &n, &e);
+		rc = ops_create(o, &r, &set, x->s[1], &n, &e);
 		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
 		break;
 	case SCM_RES_REMOVE:
 		if (strcmp(x->m->plain, "Remove") == 0)
-			rc = ops_remove(o, &r, x->s[0], x->s[1], x->i[0] != 0, &n, &e);
+			rc = ops_remove(o, &r, &set, x->s[1], x->i[0] != 0, &n, &e);
 		else
-			rc = ops_prune(o, &r, x->s[0], x->s[1], &n, &e);
+			rc = ops_prune(o, &r, &set, x->s[1], &n, &e);
 		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
 		break;
 	case SCM_RES_PIDS:
-		rc = ops_get_tasks(o, &r, x->s[0], x->s[1], strcmp(x->m->plain, "GetTasksRecursive") == 0, &pids, &e);
+		rc = ops_get_tasks(o, &r, &set, x->s[1], strcmp(x->m->plain, "GetTasksRecursive") == 0, &pids, &e);
 		if (rc == 0)
 			scm_out_pids(&x->out, pids.v, pids.n);
 		else
@@ -287,12 +289,12 @@ static void run(struct scm_exchange *x)
 		size_t len = 0;
 		FILE *f = open_memstream(&blob, &len);
 		if (x->m->result == SCM_RES_NAMES) {
-			rc = ops_list_children(o, &r, x->s[0], x->s[1], &names, &e);
+			rc = ops_list_children(o, &r, &set, x->s[1], &names, &e);
 			for (size_t k = 0; rc == 0 && f && k < names.n; k++)
 				fwrite(names.v[k], 1, strlen(names.v[k]) + 1, f);
 			n = (int)names.n;
 		} else {
-			rc = ops_list_keys(o, &r, x->s[0], x->s[1], &keys, &e);
+			rc = ops_list_keys(o, &r, &set, x->s[1], &keys, &e);
 			for (size_t k = 0; rc == 0 && f && k < keys.n; k++)
 				fprintf(f, "%s\n%u\n%u\n%u\n", keys.v[k].name, (unsigned)keys.v[k].uid, (unsigned)keys.v[k].gid,
 				        (unsigned)keys.v[k].mode);
@@ -306,15 +308,15 @@ static void run(struct scm_exchange *x)
 	}
 	case SCM_RES_STATUS:
 		if (strcmp(x->m->plain, "Chown") == 0)
-			rc = ops_chown(o, &r, x->s[0], x->s[1], x->cred[1].uid, x->cred[1].gid, &e);
+			rc = ops_chown(o, &r, &set, x->s[1], x->cred[1].uid, x->cred[1].gid, &e);
 		else if (strcmp(x->m->plain, "Chmod") == 0)
-			rc = ops_chmod(o, &r, x->s[0], x->s[1], x->s[2], x->i[0], &e);
+			rc = ops_chmod(o, &r, &set, x->s[1], x->s[2], x->i[0], &e);
 		else if (strcmp(x->m->plain, "MovePid") == 0 || strcmp(x->m->plain, "MovePidAbs") == 0)
-			rc = ops_move_pid(o, &r, x->s[0], x->s[1], x->cred[1].pid, strcmp(x->m->plain, "MovePidAbs") == 0, &e);
+			rc = ops_move_pid(o, &r, &set, x->s[1], x->cred[1].pid, strcmp(x->m->plain, "MovePidAbs") == 0, &e);
 		else if (strcmp(x->m->plain, "SetValue") == 0)
-			rc = ops_set_value(o, &r, x->s[0], x->s[1], x->s[2], x->s[3], &e);
+			rc = ops_set_value(o, &r, &set, x->s[1], x->s[2], x->s[3], &e);
 		else
-			rc = ops_remove_on_empty(o, &r, x->s[0], x->s[1], &e);
+			rc = ops_remove_on_empty(o, &r, &set, x->s[1], &e);
 		status(x, rc);
 		break;
 	}

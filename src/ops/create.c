@@ -210,7 +210,7 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 	return 0;
 }
 
-int ops_create_recorded(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_create_recorded(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                         int *existed, struct create_state **rec, struct err *e)
 {
 	struct create_state *s = calloc(1, sizeof(*s));
@@ -218,7 +218,7 @@ int ops_create_recorded(struct ops *o, const struct requester *r, const char *co
 		return err_set(e, ERR_LIMIT, "out of memory");
 	s->o = o;
 	s->name = cgroup;
-	if (for_each_hierarchy(o, r, controller, create_in, s, e) < 0) {
+	if (for_each_hierarchy(o, r, set, create_in, s, e) < 0) {
 		undo(s);
 		journal_end(o);
 		free(s);
@@ -246,11 +246,11 @@ void create_record_free(struct create_state *rec)
 	free(rec);
 }
 
-int ops_create(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
+int ops_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
                struct err *e)
 {
 	struct create_state *rec;
-	if (ops_create_recorded(o, r, controller, cgroup, existed, &rec, e) < 0)
+	if (ops_create_recorded(o, r, set, cgroup, existed, &rec, e) < 0)
 		return -1;
 	create_record_free(rec);
 	return 0;

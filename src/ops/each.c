@@ -1,21 +1,17 @@
 #include "ops/each.h"
 
-int for_each_hierarchy(struct ops *o, const struct requester *r, const char *controller, per_hierarchy_fn fn,
+int for_each_hierarchy(struct ops *o, const struct requester *r, const struct hierarchy_set *set, per_hierarchy_fn fn,
                        void *arg, struct err *e)
 {
-	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
 	struct proc_cgroups pc = {0};
 	struct err refusal = {0};
-	int n, done = 0;
+	int n = (int)set->n, done = 0;
 
-	n = hierarchies_select(&o->hs, controller, sel, e);
-	if (n < 0)
-		return -1;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		struct err one = {0};
-		if (fn(o, r, &pc, sel[i], arg, &one) == 0) {
+		if (fn(o, r, &pc, set->h[i], arg, &one) == 0) {
 			done++;
 			continue;
 		}

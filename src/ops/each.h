@@ -12,5 +12,5 @@ typedef int (*per_hierarchy_fn)(struct ops *o, const struct requester *r, const 
  * `all` works for a requester to whom only some hierarchies are delegated;
  * any other failure ends the call. Returns the number of successes or -1.
  */
-int for_each_hierarchy(struct ops *o, const struct requester *r, const char *controller, per_hierarchy_fn fn,
+int for_each_hierarchy(struct ops *o, const struct requester *r, const struct hierarchy_set *set, per_hierarchy_fn fn,
                        void *arg, struct err *e);

@@ -27,9 +27,9 @@ void kvv_free(kvv *k);
 struct hierarchy *hierarchy_for_controller(struct ops *o, const char *ctrl, int *version);
 /* Pairs controller, "v1" or "v2", for every abstract controller available. */
 int ops_key_list_controllers(struct ops *o, strv *names, strv *versions, struct err *e);
-/* The 0.42 controller argument naming the hierarchies of ctrls plus those behind keys; "all" if ctrls is empty. */
-int ops_key_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e);
-
+/* The hierarchies of ctrls plus those behind the keys of values; every hierarchy if ctrls is empty. */
+int ops_key_hierarchies(struct ops *o, const char *const *ctrls, const kvv *values, struct hierarchy_set *set,
+                        struct err *e);
 int ops_key_create(struct ops *o, const struct requester *r, const char *name, const char *const *ctrls,
                 const kvv *values, bool *created, struct err *e);
 /* Every value parsed and checked before the first write; a failed write undoes the earlier ones. */

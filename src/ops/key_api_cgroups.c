@@ -12,23 +12,19 @@ int ops_key_create(struct ops *o, const struct requester *r, const char *name, c
                 const kvv *values, bool *created, struct err *e)
 {
 	struct create_state *rec = NULL;
-	char *spec = NULL;
-	int existed, rc = -1;
+	struct hierarchy_set set;
+	int existed;
 
-	if (ops_key_hierarchy_spec(o, ctrls, values, &spec, e) < 0)
+	if (ops_key_hierarchies(o, ctrls, values, &set, e) < 0 ||
+	    ops_create_recorded(o, r, &set, name, &existed, &rec, e) < 0)
 		return -1;
-	if (ops_create_recorded(o, r, spec, name, &existed, &rec, e) < 0)
-		goto out;
 	if (values && values->n && ops_key_set_values(o, r, name, values, e) < 0) {
 		create_record_undo(rec);
-		goto out;
+		return -1;
 	}
 	create_record_free(rec);
 	*created = existed == -1;
-	rc = 0;
-out:
-	free(spec);
-	return rc;
+	return 0;
 }
 
 /*
@@ -36,7 +32,7 @@ out:
  * the name is missing or closed to the requester are skipped, as long as one
  * answered.
  */
-typedef int (*each_fn)(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name,
+typedef int (*each_fn)(struct ops *o, const struct requester *r, struct hierarchy *h, const char *name,
                        void *arg, struct err *e);
 
 static int each_existing(struct ops *o, const struct requester *r, const char *name, each_fn fn, void *arg,
@@ -65,10 +61,11 @@ static int each_existing(struct ops *o, const struct requester *r, const char *n
 	return 0;
 }
 
-static int children_of(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name,
+static int children_of(struct ops *o, const struct requester *r, struct hierarchy *h, const char *name,
                        void *arg, struct err *e)
 {
-	return ops_list_children(o, r, h->name, name, arg, e);
+	struct hierarchy_set one = {1, {h}};
+	return ops_list_children(o, r, &one, name, arg, e);
 }
 
 int ops_key_list_children(struct ops *o, const struct requester *r, const char *name, strv *out, struct err *e)
@@ -94,11 +91,12 @@ struct tasks_arg {
 	bool recursive;
 };
 
-static int tasks_of(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *name, void *arg,
+static int tasks_of(struct ops *o, const struct requester *r, struct hierarchy *h, const char *name, void *arg,
                     struct err *e)
 {
 	struct tasks_arg *a = arg;
-	return ops_get_tasks(o, r, h->name, name, a->recursive, a->out, e);
+	struct hierarchy_set one = {1, {h}};
+	return ops_get_tasks(o, r, &one, name, a->recursive, a->out, e);
 }
 
 int ops_key_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
@@ -146,12 +144,12 @@ int ops_key_chown(struct ops *o, const struct requester *r, const char *name, ui
 		if (!r->cred.gidmap || !idmap_to_host(r->cred.gidmap, gid, &host_gid))
 			return err_set(e, ERR_INVALID, "gid %u is not mapped in your user namespace", (unsigned)gid);
 	}
-	return ops_chown_host_ids(o, r, "all", name, host_uid, host_gid, e);
+	return ops_chown_host_ids(o, r, &o->all, name, host_uid, host_gid, e);
 }
 
 int ops_key_move(struct ops *o, const struct requester *r, const char *name, int pidfd, struct err *e)
 {
-	return ops_move_pidfd(o, r, "all", name, pidfd, e);
+	return ops_move_pidfd(o, r, &o->all, name, pidfd, e);
 }
 
 int ops_key_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e)
@@ -159,5 +157,5 @@ int ops_key_move_pid(struct ops *o, const struct requester *r, const char *name,
 	if (r->other_pidns)
 		return err_set(e, ERR_NOT_SUPPORTED, "MovePid takes a pid as the daemon's pid namespace numbers it; from "
 		               "another pid namespace, pass a pidfd to Move");
-	return ops_move_pid(o, r, "all", name, pid, false, e);
+	return ops_move_pid(o, r, &o->all, name, pid, false, e);
 }

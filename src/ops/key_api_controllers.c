@@ -80,72 +80,41 @@ int ops_key_list_controllers(struct ops *o, strv *names, strv *versions, struct 
 	return 0;
 }
 
-/* Appends a 0.42 name of h to spec unless it is there; -1 with e set where it cannot. */
-static int spec_add(const struct ops *o, strv *parts, const struct hierarchy *h, struct err *e)
-{
-	const char *name = hierarchy_selector(&o->hs, h);
-	if (!name)
-		return err_set(e, ERR_NOT_SUPPORTED, "hierarchy %s cannot be named on this host: v1 hierarchies take all "
-		               "its names", h->name);
-	if (!strv_contains(parts, name) && strv_push(parts, name) < 0)
-		return err_set(e, ERR_LIMIT, "out of memory");
-	return 0;
-}
-
 static int kv_version_of(void *ctx, const char *controller)
 {
 	int version;
 	return hierarchy_for_controller(ctx, controller, &version) ? version : 0;
 }
 
-int ops_key_hierarchy_spec(struct ops *o, const char *const *ctrls, const kvv *values, char **spec, struct err *e)
+int ops_key_hierarchies(struct ops *o, const char *const *ctrls, const kvv *values, struct hierarchy_set *set,
+                        struct err *e)
 {
-	strv parts = {0};
-	size_t len = 1;
-	int rc = -1, version;
+	int version;
 
 	if (!ctrls || !ctrls[0]) {
-		*spec = strdup("all");
-		return *spec ? 0 : err_set(e, ERR_LIMIT, "out of memory");
+		*set = o->all;
+		return 0;
 	}
+	set->n = 0;
 	for (size_t i = 0; ctrls[i]; i++) {
 		struct hierarchy *h = hierarchy_for_controller(o, ctrls[i], &version);
+		struct hierarchy_set named;
 		if (!h && strncmp(ctrls[i], "name=", 5) == 0) {
-			struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
-			if (hierarchies_select(&o->hs, ctrls[i], sel, e) < 0)
-				goto out;
-			h = sel[0];
+			if (hierarchies_select(&o->hs, ctrls[i], &named, e) < 0)
+				return -1;
+			h = named.h[0];
 		}
-		if (!h) {
-			err_set(e, ERR_NOT_FOUND, "controller '%s' is not available on this host", ctrls[i]);
-			goto out;
-		}
-		if (spec_add(o, &parts, h, e) < 0)
-			goto out;
+		if (!h)
+			return err_set(e, ERR_NOT_FOUND, "controller '%s' is not available on this host", ctrls[i]);
+		hierarchy_set_add(set, h);
 	}
 	/* A value given at creation needs its key's hierarchy, listed or not. */
 	struct key_host kh = {.version_of = kv_version_of, .ctx = o};
 	for (size_t i = 0; values && i < values->n; i++) {
 		const char *c = key_hierarchy_controller(&kh, values->v[i].key);
 		struct hierarchy *h = c ? hierarchy_for_controller(o, c, &version) : NULL;
-		if (h && spec_add(o, &parts, h, e) < 0)
-			goto out;
+		if (h)
+			hierarchy_set_add(set, h);
 	}
-	for (size_t i = 0; i < parts.n; i++)
-		len += strlen(parts.v[i]) + 1;
-	*spec = calloc(1, len);
-	if (!*spec)
-		goto oom;
-	for (size_t i = 0; i < parts.n; i++) {
-		if (i)
-			strcat(*spec, ",");
-		strcat(*spec, parts.v[i]);
-	}
-	rc = 0;
-	goto out;
-oom:
-	err_set(e, ERR_LIMIT, "out of memory");
-out:
-	strv_free(&parts);
-	return rc;
+	return 0;
 }

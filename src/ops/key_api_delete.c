@@ -6,7 +6,7 @@
 static int remove_tree(struct ops *o, const struct requester *r, const char *name, struct err *e)
 {
 	int existed;
-	if (ops_remove(o, r, "all", name, true, &existed, e) < 0)
+	if (ops_remove(o, r, &o->all, name, true, &existed, e) < 0)
 		return -1;
 	if (existed < 0)
 		return err_set(e, ERR_NOT_FOUND, "cgroup '%s' does not exist", name);

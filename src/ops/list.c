@@ -52,14 +52,14 @@ static int children_in(struct ops *o, const struct requester *r, const struct pr
 	return rc;
 }
 
-int ops_list_children(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_list_children(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                       strv *out, struct err *e)
 {
 	struct hierarchy *h;
 	struct list_args a = {.name = cgroup, .children = out};
-	if (select_one(o, controller, &h, e) < 0)
+	if (hierarchy_set_single(set, &h, e) < 0)
 		return -1;
-	return for_each_hierarchy(o, r, h->name, children_in, &a, e) < 0 ? -1 : 0;
+	return for_each_hierarchy(o, r, set, children_in, &a, e) < 0 ? -1 : 0;
 }
 
 /* The tasks of the cgroup at fd (and with recursive, of its whole subtree); -errno. */
@@ -93,16 +93,16 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	return rc;
 }
 
-int ops_get_tasks(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_get_tasks(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   bool recursive, pidv *out, struct err *e)
 {
 	struct list_args a = {.name = cgroup, .pids = out, .recursive = recursive};
 	struct hierarchy *h;
 
 	/* GetTasks takes one controller; GetTasksRecursive also a list or "all" (as in 0.42). */
-	if (!recursive && select_one(o, controller, &h, e) < 0)
+	if (!recursive && hierarchy_set_single(set, &h, e) < 0)
 		return -1;
-	if (for_each_hierarchy(o, r, controller, tasks_in, &a, e) < 0)
+	if (for_each_hierarchy(o, r, set, tasks_in, &a, e) < 0)
 		return -1;
 	pidv_sort_unique(out);
 	return 0;

@@ -156,22 +156,19 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
 	return true;
 }
 
-static int move_victim(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+static int move_victim(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                        struct victim *v, bool absolute, struct err *e)
 {
-	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
-	struct target t[o->hs.n ? o->hs.n : 1];
+	struct hierarchy *const *sel = set->h;
+	struct target t[PROC_CGROUP_MAX];
 	struct proc_cgroups pc = {0};
-	int n, done = 0, rc = -1;
+	int n = (int)set->n, done = 0, rc = -1;
 	char pidstr[16];
 
 	/* First: a zombie's cgroups read as the root's, so every other check would be about a task that is gone. */
 	if (task_exited(v->pid))
 		return err_set(e, ERR_NOT_FOUND, "pid %d has exited (its parent has not reaped it yet); nothing was moved",
 		               (int)v->pid);
-	n = hierarchies_select(&o->hs, controller, sel, e);
-	if (n < 0)
-		return -1;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	/* Every check first, so a refusal leaves the task where it was in every hierarchy. */
@@ -222,7 +219,7 @@ out:
 	return rc;
 }
 
-int ops_move_pid(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, pid_t pid,
+int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, pid_t pid,
                  bool absolute, struct err *e)
 {
 	struct victim v = {.pidfd = -1};
@@ -234,18 +231,18 @@ int ops_move_pid(struct ops *o, const struct requester *r, const char *controlle
 	if (pid_args_refused(r, e) < 0)
 		return -1;
 	if (victim_open(pid, &v, e) == 0)
-		rc = move_victim(o, r, controller, cgroup, &v, absolute, e);
+		rc = move_victim(o, r, set, cgroup, &v, absolute, e);
 	victim_free(&v);
 	return rc;
 }
 
-int ops_move_pidfd(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int pidfd,
+int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int pidfd,
                    struct err *e)
 {
 	struct victim v = {.pidfd = -1};
 	int rc = -1;
 	if (victim_open_pidfd(pidfd, &v, e) == 0)
-		rc = move_victim(o, r, controller, cgroup, &v, false, e);
+		rc = move_victim(o, r, set, cgroup, &v, false, e);
 	victim_free(&v);
 	return rc;
 }

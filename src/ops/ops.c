@@ -38,6 +38,7 @@ int ops_init(struct ops *o, struct err *e)
 		return -1;
 	if (hierarchies_discover(&o->hs, e) < 0)
 		return -1;
+	hierarchies_all(&o->hs, &o->all);
 	load_delegate_list(o);
 	o->release = release_watch_new(e);
 	if (!o->release) {
@@ -64,9 +65,9 @@ int ops_list_controllers(struct ops *o, strv *out, struct err *e)
 			return err_set(e, ERR_LIMIT, "out of memory");
 		/* cgroup2's controllers by name, as 0.42 clients look for them, where no v1 hierarchy has them. */
 		for (size_t j = 0; h->unified && j < h->controllers.n; j++) {
-			struct hierarchy *sel[o->hs.n];
+			struct hierarchy_set sel;
 			struct err ignored;
-			if (hierarchies_select(&o->hs, h->controllers.v[j], sel, &ignored) == 1 && sel[0] == h &&
+			if (hierarchies_select(&o->hs, h->controllers.v[j], &sel, &ignored) == 0 && sel.n == 1 && sel.h[0] == h &&
 			    strv_push(out, h->controllers.v[j]) < 0)
 				return err_set(e, ERR_LIMIT, "out of memory");
 		}

@@ -73,7 +73,7 @@ fail:
  * Every hierarchy is checked before the first is changed, so a refusal changes nothing, and the journal
  * has the next daemon finish a chown that a kill cut short.
  */
-int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_chown_host_ids(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                        uid_t uid, gid_t gid, struct err *e)
 {
 	struct chown_args a = {cgroup, uid, gid, NULL, 0};
@@ -83,7 +83,7 @@ int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *con
 		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
 	if (!(a.t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*a.t))))
 		return err_set(e, ERR_LIMIT, "out of memory");
-	if (for_each_hierarchy(o, r, controller, chown_in, &a, e) >= 0 && journal_go(o, e) == 0) {
+	if (for_each_hierarchy(o, r, set, chown_in, &a, e) >= 0 && journal_go(o, e) == 0) {
 		rc = 0;
 		for (int i = 0; rc == 0 && i < a.n; i++) {
 			struct stat st;
@@ -99,14 +99,14 @@ int ops_chown_host_ids(struct ops *o, const struct requester *r, const char *con
 	return rc;
 }
 
-int ops_chown(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, uid_t uid,
+int ops_chown(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, uid_t uid,
               gid_t gid, struct err *e)
 {
 	if (!r->proxy && r->cred.in_userns)
 		return err_set(e, ERR_NOT_SUPPORTED,
 		               "uid and gid arguments from another user namespace cannot be trusted; use ChownScm (or "
 		               "cgproxy) so that the kernel translates them");
-	return ops_chown_host_ids(o, r, controller, cgroup, uid, gid, e);
+	return ops_chown_host_ids(o, r, set, cgroup, uid, gid, e);
 }
 
 struct chmod_args {
@@ -141,7 +141,7 @@ out:
 	return rc;
 }
 
-int ops_chmod(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, const char *file,
+int ops_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, const char *file,
               int mode, struct err *e)
 {
 	struct chmod_args a = {cgroup, file, mode};
@@ -151,5 +151,5 @@ int ops_chmod(struct ops *o, const struct requester *r, const char *controller, 
 	/* A mode beyond the permission bits is a malformed argument, whoever asks. */
 	if (mode < 0 || mode > 0777)
 		return err_set(e, ERR_INVALID, "mode %o is refused: only permission bits (0 to 0777) may be set", mode);
-	return for_each_hierarchy(o, r, controller, chmod_in, &a, e) < 0 ? -1 : 0;
+	return for_each_hierarchy(o, r, set, chmod_in, &a, e) < 0 ? -1 : 0;
 }

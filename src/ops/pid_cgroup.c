@@ -6,7 +6,7 @@
 #include "ops/identity.h"
 #include "ops/victim.h"
 
-int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *controller, pid_t pid, bool absolute,
+int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set, pid_t pid, bool absolute,
                        char **out, struct err *e)
 {
 	struct hierarchy *h;
@@ -16,7 +16,7 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const char *con
 	const char *own;
 	int rc = -1;
 
-	if (pid_args_refused(r, e) < 0 || select_one(o, controller, &h, e) < 0)
+	if (pid_args_refused(r, e) < 0 || hierarchy_set_single(set, &h, e) < 0)
 		return -1;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;

@@ -291,15 +291,15 @@ out:
 	return rc;
 }
 
-int ops_remove(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, bool recursive,
+int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, bool recursive,
                int *existed, struct err *e)
 {
 	struct remove_args a = {.name = cgroup, .recursive = recursive, .checking = true};
 	int rc = -1;
 	/* The journal has the next daemon finish a removal that a kill cut short once every check passed. */
-	if (for_each_hierarchy(o, r, controller, remove_in, &a, e) >= 0 && journal_go(o, e) == 0) {
+	if (for_each_hierarchy(o, r, set, remove_in, &a, e) >= 0 && journal_go(o, e) == 0) {
 		a.checking = false;
-		rc = for_each_hierarchy(o, r, controller, remove_in, &a, e) < 0 ? -1 : 0;
+		rc = for_each_hierarchy(o, r, set, remove_in, &a, e) < 0 ? -1 : 0;
 	}
 	journal_end(o);
 	if (rc == 0)
@@ -396,11 +396,11 @@ out:
 	return rc;
 }
 
-int ops_prune(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, int *existed,
+int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
               struct err *e)
 {
 	struct prune_args a = {.name = cgroup};
-	if (for_each_hierarchy(o, r, controller, prune_in, &a, e) < 0)
+	if (for_each_hierarchy(o, r, set, prune_in, &a, e) < 0)
 		return -1;
 	*existed = a.removed_any ? 1 : -1;
 	return 0;
@@ -423,8 +423,8 @@ out:
 	return rc;
 }
 
-int ops_remove_on_empty(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_remove_on_empty(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                         struct err *e)
 {
-	return for_each_hierarchy(o, r, controller, remove_on_empty_in, (void *)cgroup, e) < 0 ? -1 : 0;
+	return for_each_hierarchy(o, r, set, remove_on_empty_in, (void *)cgroup, e) < 0 ? -1 : 0;
 }

@@ -227,16 +227,3 @@ int target_owner(const struct target *t, const char *file, struct owner *out, st
 	*out = (struct owner){.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
 	return 0;
 }
-
-int select_one(struct ops *o, const char *controller, struct hierarchy **out, struct err *e)
-{
-	struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
-	int n = hierarchies_select(&o->hs, controller, sel, e);
-	if (n < 0)
-		return -1;
-	if (n != 1)
-		return err_set(e, ERR_INVALID, "this call takes exactly one controller; '%s' names %d hierarchies", controller,
-		               n);
-	*out = sel[0];
-	return 0;
-}

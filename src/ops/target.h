@@ -55,6 +55,3 @@ int target_chown(struct ops *o, const struct target *t, uid_t uid, gid_t gid, st
 
 /* The owner of a file of t ("" for the directory), for policy. */
 int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e);
-
-/* Selecting hierarchies that must be exactly one. */
-int select_one(struct ops *o, const char *controller, struct hierarchy **out, struct err *e);

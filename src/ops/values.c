@@ -13,7 +13,7 @@
 #include "util/cleanup.h"
 
 /* The one cgroup a single-controller call names, opened, with the requester's cgroups read. */
-static int open_single(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+static int open_single(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                        struct target *t, struct err *e)
 {
 	struct hierarchy *h;
@@ -21,7 +21,7 @@ static int open_single(struct ops *o, const struct requester *r, const char *con
 	int rc;
 
 	*t = (struct target){.req_fd = -1, .fd = -1};
-	if (select_one(o, controller, &h, e) < 0 || requester_cgroups(o, r, &pc, e) < 0)
+	if (hierarchy_set_single(set, &h, e) < 0 || requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	rc = target_resolve(o, r, &pc, h, cgroup, true, t, e);
 	proc_cgroups_free(&pc);
@@ -36,7 +36,7 @@ static int check_key(const char *key, struct err *e)
 	return 0;
 }
 
-int ops_get_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_get_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   const char *key, char **out, struct err *e)
 {
 	struct target t = {.req_fd = -1, .fd = -1};
@@ -44,7 +44,7 @@ int ops_get_value(struct ops *o, const struct requester *r, const char *controll
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1, rr;
 
-	if (check_key(key, e) < 0 || open_single(o, r, controller, cgroup, &t, e) < 0 ||
+	if (check_key(key, e) < 0 || open_single(o, r, set, cgroup, &t, e) < 0 ||
 	    target_owner(&t, key, &file, e) < 0)
 		goto out;
 	snprintf(what, sizeof(what), "%s %s", t.what, key);
@@ -70,7 +70,7 @@ out:
 	return rc;
 }
 
-int ops_set_value(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
+int ops_set_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   const char *key, const char *value, struct err *e)
 {
 	struct target t = {.req_fd = -1, .fd = -1};
@@ -78,7 +78,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const char *controll
 	char why[POLICY_WHY_MAX], what[WHAT_MAX + 256];
 	int rc = -1, rr;
 
-	if (check_key(key, e) < 0 || open_single(o, r, controller, cgroup, &t, e) < 0)
+	if (check_key(key, e) < 0 || open_single(o, r, set, cgroup, &t, e) < 0)
 		goto out;
 	snprintf(what, sizeof(what), "%s %s", t.what, key);
 	/* Refuse task and agent files by name before looking, so the answer does not depend on the hierarchy. */
@@ -128,7 +128,7 @@ void keyv_free(keyv *k)
 	*k = (keyv){0};
 }
 
-int ops_list_keys(struct ops *o, const struct requester *r, const char *controller, const char *cgroup, keyv *out,
+int ops_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, keyv *out,
                   struct err *e)
 {
 	struct target t = {.req_fd = -1, .fd = -1};
@@ -137,7 +137,7 @@ int ops_list_keys(struct ops *o, const struct requester *r, const char *controll
 	char why[POLICY_WHY_MAX];
 	int rc = -1, rr;
 
-	if (open_single(o, r, controller, cgroup, &t, e) < 0 || target_owner(&t, "", &dir, e) < 0)
+	if (open_single(o, r, set, cgroup, &t, e) < 0 || target_owner(&t, "", &dir, e) < 0)
 		goto out;
 	if (!policy_may_list(&r->cred, &dir, t.what, why)) {
 		err_set(e, ERR_ACCESS, "%s", why);

@@ -2,7 +2,7 @@
  * Controller lists, from the kernel's text to the requester's argument: the lines of /proc/self/cgroup
  * and mountinfo and the cgroup.controllers that hierarchy discovery parses (cgfs/hierarchy_parse.h), the
  * 0.42 controller argument ("memory", "cpu,memory", "name=systemd", "all"; hierarchies_select) and the key
- * API's controller list (hierarchy_for_controller, ops_key_hierarchy_spec, ops_key_list_controllers,
+ * API's controller list (hierarchy_for_controller, ops_key_hierarchies, ops_key_list_controllers,
  * ops_list_controllers) over the hierarchies the first two make.
  *
  * Input, split at NULs: /proc/self/cgroup text, cgroup.controllers text, mountinfo text, a 0.42
@@ -195,14 +195,16 @@ static bool denotes(const struct hierarchies *hs, const struct hierarchy *h, con
 
 static void check_select(const struct hierarchies *hs, const char *spec)
 {
-	struct hierarchy *out[PROC_CGROUP_MAX + 1];
+	struct hierarchy_set set;
 	struct err e = {0};
-	int n = hierarchies_select(hs, spec, out, &e);
-	if (n < 0) {
-		FUZZ_CHECK(n == -1 && e.msg[0] && e.kind != ERR_NONE);
+	int rc = hierarchies_select(hs, spec, &set, &e);
+	if (rc < 0) {
+		FUZZ_CHECK(rc == -1 && e.msg[0] && e.kind != ERR_NONE);
 		return;
 	}
-	FUZZ_CHECK((size_t)n <= hs->n);
+	FUZZ_CHECK(rc == 0 && set.n <= hs->n);
+	int n = (int)set.n;
+	struct hierarchy **out = set.h;
 	for (int i = 0; i < n; i++) {
 		FUZZ_CHECK(out[i] >= hs->h && out[i] < hs->h + hs->n);
 		for (int j = 0; j < i; j++)
@@ -233,31 +235,30 @@ static void check_select(const struct hierarchies *hs, const char *spec)
 static void check_key_api(struct ops *o, const char *const *ctrls)
 {
 	struct err e = {0};
-	char *spec = NULL;
+	struct hierarchy_set set;
 	int version;
 
 	for (size_t i = 0; ctrls[i]; i++) {
 		struct hierarchy *h = hierarchy_for_controller(o, ctrls[i], &version);
 		FUZZ_CHECK(h ? (version == 1 && !h->unified) || (version == 2 && h->unified) : version == 0);
 	}
-	if (ops_key_hierarchy_spec(o, ctrls, NULL, &spec, &e) < 0) {
-		FUZZ_CHECK(e.msg[0] && !spec);
+	if (ops_key_hierarchies(o, ctrls, NULL, &set, &e) < 0) {
+		FUZZ_CHECK(e.msg[0]);
 	} else {
-		/* The spec names exactly the hierarchies behind ctrls (all of them for none). */
-		struct hierarchy *sel[PROC_CGROUP_MAX + 1];
-		struct err se = {0};
-		int n = hierarchies_select(&o->hs, spec, sel, &se);
-		FUZZ_CHECK(n >= 0);
+		/* The set holds the hierarchies behind ctrls, each once (all of them for none). */
+		FUZZ_CHECK(set.n <= o->hs.n);
+		for (unsigned i = 0; i < set.n; i++)
+			for (unsigned j = 0; j < i; j++)
+				FUZZ_CHECK(set.h[i] != set.h[j]);
 		if (!ctrls[0])
-			FUZZ_CHECK(strcmp(spec, "all") == 0);
+			FUZZ_CHECK(set.n == o->hs.n);
 		for (size_t i = 0; ctrls[i]; i++) {
 			struct hierarchy *h = hierarchy_for_controller(o, ctrls[i], &version);
 			bool found = false;
-			for (int j = 0; h && j < n; j++)
-				found |= sel[j] == h;
+			for (unsigned j = 0; h && j < set.n; j++)
+				found |= set.h[j] == h;
 			FUZZ_CHECK(found || (!h && strncmp(ctrls[i], "name=", 5) == 0));
 		}
-		free(spec);
 	}
 
 	strv names = {0}, versions = {0}, plain = {0};
@@ -312,6 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		line = *eol ? eol + 1 : eol;
 	}
 	check_select(&o.hs, spec);
+	hierarchies_all(&o.hs, &o.all);
 	check_key_api(&o, np > 4 ? &piece[4] : (const char *const[]){NULL});
 	hierarchies_free(&o.hs);
 	free(text);

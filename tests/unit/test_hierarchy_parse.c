@@ -96,7 +96,7 @@ static void selects_by_whole_names(void)
 	char longname[300];
 	struct hierarchy h[2] = {0};
 	struct hierarchies hs = {h, 2};
-	struct hierarchy *out[2];
+	struct hierarchy_set out;
 	struct err e = {0};
 	memset(longname, 'c', 255);
 	longname[255] = '\0';
@@ -104,30 +104,31 @@ static void selects_by_whole_names(void)
 	CHECK(strv_push(&h[1].controllers, longname) == 0);
 	h[1].name = strdup(longname), h[1].id = 4;
 	strcpy(longname + 255, "DIFFERENT");
-	CHECK(hierarchies_select(&hs, longname, out, &e) == -1 && e.kind == ERR_NOT_FOUND);
-	CHECK(hierarchies_select(&hs, "memory,memory", out, &e) == 1 && out[0] == &h[0]);
-	CHECK(hierarchies_select(&hs, ",", out, &e) == -1 && e.kind == ERR_INVALID);
-	CHECK(hierarchies_select(&hs, "all", out, &e) == 2);
+	CHECK(hierarchies_select(&hs, longname, &out, &e) == -1 && e.kind == ERR_NOT_FOUND);
+	CHECK(hierarchies_select(&hs, "memory,memory", &out, &e) == 0 && out.n == 1 && out.h[0] == &h[0]);
+	CHECK(hierarchies_select(&hs, ",", &out, &e) == -1 && e.kind == ERR_INVALID);
+	CHECK(hierarchies_select(&hs, "all", &out, &e) == 0 && out.n == 2);
 	hierarchy_clear(&h[0]);
 	hierarchy_clear(&h[1]);
 }
 
-/* A v1 hierarchy whose own name is "unified" (found by fuzz-controllers): cgroup2 is still nameable. */
+/* A v1 hierarchy whose own name is "unified" (found by fuzz-controllers): its name selects it, "cgroup2" still
+ * selects cgroup2. */
 static void names_cgroup2_beside_a_v1_named_unified(void)
 {
 	struct hierarchy h[3] = {0};
 	struct hierarchies hs = {h, 3};
+	struct hierarchy_set out;
+	struct err e = {0};
 	CHECK(hierarchy_parse_self_line(&h[0], "1:unified:/") == 0);
 	CHECK(hierarchy_parse_self_line(&h[1], "0::/") == 0);
 	CHECK(hierarchy_parse_self_line(&h[2], "2:cpu,cpuacct:/") == 0);
 	CHECK(h[1].unified);
-	CHECK_STR(hierarchy_selector(&hs, &h[0]), "unified");
-	CHECK_STR(hierarchy_selector(&hs, &h[1]), "cgroup2");
-	CHECK_STR(hierarchy_selector(&hs, &h[2]), "cpu,cpuacct");
-	hierarchy_clear(&h[0]);
-	/* And with a v1 "cgroup2" too, no name is left for it. */
-	CHECK(hierarchy_parse_self_line(&h[0], "1:unified,cgroup2:/") == 0);
-	CHECK(hierarchy_selector(&hs, &h[1]) == NULL);
+	CHECK(hierarchies_select(&hs, "unified", &out, &e) == 0 && out.n == 1 && out.h[0] == &h[0]);
+	CHECK(hierarchies_select(&hs, "cgroup2", &out, &e) == 0 && out.n == 1 && out.h[0] == &h[1]);
+	CHECK(hierarchies_select(&hs, "cpu,cpuacct", &out, &e) == 0 && out.n == 1 && out.h[0] == &h[2]);
+	CHECK(hierarchies_select(&hs, "cpuacct,unified,cpu", &out, &e) == 0 && out.n == 2 && out.h[0] == &h[2] &&
+	      out.h[1] == &h[0]);
 	for (int i = 0; i < 3; i++)
 		hierarchy_clear(&h[i]);
 }
