@@ -90,8 +90,7 @@ static int check_step(struct key_ctx *k, struct step *s, struct err *e)
 	}
 	if (!s->w->file && s->t->rel[0] == '\0')
 		own = (struct owner){0, 0, S_IFREG | 0644};
-	if (!policy_may_set_value(&r->cred, &own, file, s->t->rel[0] == '\0', strcmp(s->t->rel, s->t->req_rel) == 0,
-	                          what, why))
+	if (!policy_may_set_value(&r->cred, &own, file, target_place(s->t), what, why))
 		return err_set(e, ERR_ACCESS, "%s: %s", s->key, why);
 	if (s->w->file && check_task_write(r, s->t->fd, s->t->what, file, s->w->value, e) < 0)
 		return err_prefix(e, s->key);

@@ -227,3 +227,8 @@ int target_owner(const struct target *t, const char *file, struct owner *out, st
 	*out = (struct owner){.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
 	return 0;
 }
+
+struct cgroup_place target_place(const struct target *t)
+{
+	return (struct cgroup_place){.daemon_root = t->rel[0] == '\0', .requesters_own = strcmp(t->rel, t->req_rel) == 0};
+}

@@ -55,3 +55,5 @@ int target_chown(struct ops *o, const struct target *t, uid_t uid, gid_t gid, st
 
 /* The owner of a file of t ("" for the directory), for policy. */
 int target_owner(const struct target *t, const char *file, struct owner *out, struct err *e);
+/* Where t stands, for the rules that turn on it: the daemon's root, the requester's own cgroup. */
+struct cgroup_place target_place(const struct target *t);

@@ -214,7 +214,8 @@ int unified_needs_enable(const struct requester *r, const struct target *t, cons
 	/* Only one who may set t's limits makes their files appear ... */
 	if (target_owner(t, "cgroup.max.depth", &limits, e) < 0)
 		return -1;
-	if (!policy_may_set_value(&r->cred, &limits, file, false, strcmp(t->rel, t->req_rel) == 0, t->what, why))
+	if (!policy_may_set_value(&r->cred, &limits, file,
+	                          (struct cgroup_place){.requesters_own = strcmp(t->rel, t->req_rel) == 0}, t->what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	/* ... and only where it may enable the controller itself: the kernel's delegation rule. */
 	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))

@@ -83,7 +83,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const struct hierarc
 	snprintf(what, sizeof(what), "%s %s", t.what, key);
 	/* Refuse task and agent files by name before looking, so the answer does not depend on the hierarchy. */
 	if (policy_is_task_or_agent_file(key)) {
-		policy_may_set_value(&r->cred, NULL, key, false, false, what, why);
+		policy_may_set_value(&r->cred, NULL, key, (struct cgroup_place){0}, what, why);
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}
@@ -93,7 +93,7 @@ int ops_set_value(struct ops *o, const struct requester *r, const struct hierarc
 		err_set(e, ERR_INVALID, "%s is not a file", what);
 		goto out;
 	}
-	if (!policy_may_set_value(&r->cred, &file, key, t.rel[0] == '\0', strcmp(t.rel, t.req_rel) == 0, what, why)) {
+	if (!policy_may_set_value(&r->cred, &file, key, target_place(&t), what, why)) {
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto out;
 	}

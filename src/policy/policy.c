@@ -112,20 +112,20 @@ bool policy_is_task_or_agent_file(const char *key)
 	return false;
 }
 
-bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
-                          bool at_requesters_own, const char *what, char why[POLICY_WHY_MAX])
+bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, struct cgroup_place at,
+                          const char *what, char why[POLICY_WHY_MAX])
 {
 	if (policy_is_task_or_agent_file(key)) {
 		snprintf(why, POLICY_WHY_MAX,
 		         "%s cannot be set as a value: it moves tasks or names a program run as root (use MovePid)", what);
 		return false;
 	}
-	if (at_daemon_root && !policy_is_host_root(c)) {
+	if (at.daemon_root && !policy_is_host_root(c)) {
 		snprintf(why, POLICY_WHY_MAX, "%s is a setting of the root cgroup, which only host root may change", what);
 		return false;
 	}
 	/* A container's own limits were set from outside; it parcels out only what is beneath. */
-	if (at_requesters_own && c->in_userns) {
+	if (at.requesters_own && c->in_userns) {
 		snprintf(why, POLICY_WHY_MAX,
 		         "%s is a setting of your own cgroup; from inside a user namespace only the cgroups beneath yours "
 		         "can be set",

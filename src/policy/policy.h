@@ -58,9 +58,14 @@ bool policy_may_remove(const struct cred *c, const struct owner *parent, const c
                        char why[POLICY_WHY_MAX]);
 bool policy_may_read(const struct cred *c, const struct owner *file, const char *what, char why[POLICY_WHY_MAX]);
 bool policy_may_list(const struct cred *c, const struct owner *dir, const char *what, char why[POLICY_WHY_MAX]);
+/* Where a cgroup stands relative to the requester and the daemon: facts a rule may turn on. */
+struct cgroup_place {
+	bool daemon_root;    /* the root of the tree the daemon serves */
+	bool requesters_own; /* the cgroup the requester itself is in */
+};
 /* Setting a value: the file must be writable, not a task or agent file, and "/" is host root's alone. */
-bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, bool at_daemon_root,
-                          bool at_requesters_own, const char *what, char why[POLICY_WHY_MAX]);
+bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, struct cgroup_place at,
+                          const char *what, char why[POLICY_WHY_MAX]);
 bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
                       char why[POLICY_WHY_MAX]);
 bool policy_may_chmod(const struct cred *c, const struct owner *file, int mode, const char *what,

@@ -50,19 +50,19 @@ static void set_value_rules(void)
 {
 	char why[POLICY_WHY_MAX];
 	/* A delegated cgroup's limits stay root's. */
-	CHECK(!policy_may_set_value(&alice, &root_file, "memory.limit_in_bytes", false, false, "memory:/a memory.limit_in_bytes", why));
+	CHECK(!policy_may_set_value(&alice, &root_file, "memory.limit_in_bytes", (struct cgroup_place){0}, "memory:/a memory.limit_in_bytes", why));
 	/* Its children's limits are the creator's. */
-	CHECK(policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", false, false, "x", why));
+	CHECK(policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", (struct cgroup_place){0}, "x", why));
 	/* Task and agent files are never values, not even for root. */
-	CHECK(!policy_may_set_value(&root, &root_file, "tasks", false, false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.procs", false, false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.threads", false, false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "release_agent", false, false, "x", why));
-	CHECK(!policy_may_set_value(&root, &root_file, "notify_on_release", false, false, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "tasks", (struct cgroup_place){0}, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.procs", (struct cgroup_place){0}, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "cgroup.threads", (struct cgroup_place){0}, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "release_agent", (struct cgroup_place){0}, "x", why));
+	CHECK(!policy_may_set_value(&root, &root_file, "notify_on_release", (struct cgroup_place){0}, "x", why));
 	/* "/" is host root's alone, whatever the file's owner. */
-	CHECK(!policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", true, false, "x", why));
+	CHECK(!policy_may_set_value(&alice, &alice_file, "memory.limit_in_bytes", (struct cgroup_place){.daemon_root = true}, "x", why));
 	CHECK(strstr(why, "only host root") != NULL);
-	CHECK(policy_may_set_value(&root, &root_file, "memory.limit_in_bytes", true, false, "x", why));
+	CHECK(policy_may_set_value(&root, &root_file, "memory.limit_in_bytes", (struct cgroup_place){.daemon_root = true}, "x", why));
 }
 
 static void chown_rules(void)
@@ -141,21 +141,21 @@ static void container_root_has_power_over_what_it_maps(void)
 	CHECK(!policy_privileged_over(&croot, 0, 0));
 	CHECK(policy_may_create_in(&croot, &mapped_dir, "x", why));
 	CHECK(!policy_may_create_in(&croot, &root_dir, "x", why));   /* host root's directories stay closed */
-	CHECK(policy_may_set_value(&croot, &mapped_file, "memory.max", false, false, "x", why));
-	CHECK(!policy_may_set_value(&croot, &root_file, "memory.max", false, false, "x", why));
+	CHECK(policy_may_set_value(&croot, &mapped_file, "memory.max", (struct cgroup_place){0}, "x", why));
+	CHECK(!policy_may_set_value(&croot, &root_file, "memory.max", (struct cgroup_place){0}, "x", why));
 	struct owner others_file = {102000, 102000, 0100644};
-	CHECK(!policy_may_set_value(&cuser, &others_file, "memory.max", false, false, "x", why)); /* not ns root */
-	CHECK(policy_may_set_value(&croot, &others_file, "memory.max", false, false, "x", why));
+	CHECK(!policy_may_set_value(&cuser, &others_file, "memory.max", (struct cgroup_place){0}, "x", why)); /* not ns root */
+	CHECK(policy_may_set_value(&croot, &others_file, "memory.max", (struct cgroup_place){0}, "x", why));
 }
 
 static void container_cannot_set_its_own_cgroup(void)
 {
 	char why[POLICY_WHY_MAX];
 	struct owner own_file = {100000, 100000, 0100644};
-	CHECK(!policy_may_set_value(&croot, &own_file, "memory.max", false, true, "memory:/c1 memory.max", why));
+	CHECK(!policy_may_set_value(&croot, &own_file, "memory.max", (struct cgroup_place){.requesters_own = true}, "memory:/c1 memory.max", why));
 	CHECK(strstr(why, "your own cgroup") != NULL);
 	/* A host user may, if the file is its own. */
-	CHECK(policy_may_set_value(&alice, &alice_file, "memory.max", false, true, "x", why));
+	CHECK(policy_may_set_value(&alice, &alice_file, "memory.max", (struct cgroup_place){.requesters_own = true}, "x", why));
 }
 
 static void container_chown_only_to_mapped_ids(void)
@@ -189,9 +189,9 @@ static void root_of_a_user_namespace_is_not_host_root(void)
 {
 	char why[POLICY_WHY_MAX];
 	CHECK(!policy_is_host_root(&fake_root));
-	CHECK(!policy_may_set_value(&fake_root, &root_file, "memory.max", true, false, "x", why));
+	CHECK(!policy_may_set_value(&fake_root, &root_file, "memory.max", (struct cgroup_place){.daemon_root = true}, "x", why));
 	/* It maps host uid 0, so files of host root are its to change, as the kernel would allow it. */
-	CHECK(policy_may_set_value(&fake_root, &root_file, "memory.max", false, false, "x", why));
+	CHECK(policy_may_set_value(&fake_root, &root_file, "memory.max", (struct cgroup_place){0}, "x", why));
 	struct task_facts other = {.pid = 9, .uids = {1000, 1000, 1000, 1000}, .visible = true};
 	CHECK(!policy_owns_task(&fake_root, &other, TASK_FREEZE, why));
 }
