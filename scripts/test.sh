@@ -45,6 +45,8 @@ v2pid= stream2=
 trap '[ -n "$v2pid" ] && kill "$v2pid" 2>/dev/null; [ -n "$stream2" ] && kill "$stream2" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 step gcc scripts/build.sh build
+# The layers' order is checked by the link of tests/layers/ (in every build); circular includes here.
+step include-cycles python3 scripts/include_cycles.py src
 
 # Lane v2: the integration suite on a pure cgroup v2 kernel (cgroup_no_v1=all) in a throw-away QEMU VM that
 # shares this machine's / read-only, so the plain build runs there unchanged.
