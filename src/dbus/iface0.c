@@ -28,7 +28,8 @@ static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute)
 	int r = sd_bus_message_read(m, "si", &ctrl, &pid);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_pid_cgroup(OPS(c), &c->req, &set, pid, absolute, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_get_pid_cgroup(OPS(c), &c->req, &set, pid, absolute, &out, &e) < 0)
 		return reply_error(m, &e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
@@ -75,7 +76,8 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	if (uid < 0 || gid < 0)
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "uid %d and gid %d must not be negative", uid,
 		                                  gid);
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_chown(OPS(c), &c->req, &set, cg, (uid_t)uid, (gid_t)gid, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_chown(OPS(c), &c->req, &set, cg, (uid_t)uid, (gid_t)gid, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -103,7 +105,8 @@ static int move_pid(sd_bus_message *m, struct conn *c, bool absolute)
 	struct err e = {0};
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_move_pid(OPS(c), &c->req, &set, cg, pid, absolute, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_move_pid(OPS(c), &c->req, &set, cg, pid, absolute, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -131,7 +134,8 @@ static int m_get_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_value(OPS(c), &c->req, &set, cg, key, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_get_value(OPS(c), &c->req, &set, cg, key, &out, &e) < 0)
 		return reply_error(m, &e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
@@ -148,7 +152,8 @@ static int m_set_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_set_value(OPS(c), &c->req, &set, cg, key, value, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_set_value(OPS(c), &c->req, &set, cg, key, value, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "");
 }
@@ -163,7 +168,8 @@ static int m_remove(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_remove(OPS(c), &c->req, &set, cg, recursive != 0, &existed, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_remove(OPS(c), &c->req, &set, cg, recursive != 0, &existed, &e) < 0)
 		return reply_error(m, &e);
 	return sd_bus_reply_method_return(m, "i", existed);
 }
@@ -177,7 +183,8 @@ static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive)
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_get_tasks(OPS(c), &c->req, &set, cg, recursive, &pids, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_get_tasks(OPS(c), &c->req, &set, cg, recursive, &pids, &e) < 0)
 		r = reply_error(m, &e);
 	else
 		r = reply_pids(m, &pids);
@@ -208,7 +215,8 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_list_children(OPS(c), &c->req, &set, cg, &out, &e) < 0)
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_list_children(OPS(c), &c->req, &set, cg, &out, &e) < 0)
 		r = reply_error(m, &e);
 	else
 		r = reply_strv(m, &out);
@@ -273,7 +281,8 @@ static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 	(void)ret;
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_list_keys(OPS(c), &c->req, &set, cg, &keys, &e) < 0) {
+	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
+	    ops_list_keys(OPS(c), &c->req, &set, cg, &keys, &e) < 0) {
 		r = reply_error(m, &e);
 		goto out;
 	}

@@ -246,8 +246,8 @@ void create_record_free(struct create_state *rec)
 	free(rec);
 }
 
-int ops_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
-               struct err *e)
+int ops_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+               int *existed, struct err *e)
 {
 	struct create_state *rec;
 	if (ops_create_recorded(o, r, set, cgroup, existed, &rec, e) < 0)

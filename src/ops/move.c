@@ -151,8 +151,8 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
 	memcpy(tf.uids, now.uid, sizeof(tf.uids));
 	if (policy_owns_task(&r->cred, &tf, TASK_MOVE, why))
 		return false;
-	err_set(e, ERR_ACCESS, "pid %d changed its uids while it was being moved (it ran a setuid program): %s", (int)v->pid,
-	        why);
+	err_set(e, ERR_ACCESS, "pid %d changed its uids while it was being moved (it ran a setuid program): %s",
+	        (int)v->pid, why);
 	return true;
 }
 
@@ -219,8 +219,8 @@ out:
 	return rc;
 }
 
-int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, pid_t pid,
-                 bool absolute, struct err *e)
+int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                 pid_t pid, bool absolute, struct err *e)
 {
 	struct victim v = {.pidfd = -1};
 	int rc = -1;
@@ -236,8 +236,8 @@ int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarch
 	return rc;
 }
 
-int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int pidfd,
-                   struct err *e)
+int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                   int pidfd, struct err *e)
 {
 	struct victim v = {.pidfd = -1};
 	int rc = -1;

@@ -56,11 +56,11 @@ struct requester {
 int ops_init(struct ops *o, struct err *e);
 void ops_free(struct ops *o);
 
-int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set, pid_t pid, bool absolute,
-                       char **out, struct err *e);
+int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set, pid_t pid,
+                       bool absolute, char **out, struct err *e);
 /* *existed: 1 when the cgroup was already there in every hierarchy, -1 when this call created it. */
-int ops_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
-               struct err *e);
+int ops_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+               int *existed, struct err *e);
 /* The same, keeping a record of what it made so that the key API's Create can take it all back. */
 struct create_state;
 int ops_create_recorded(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
@@ -73,20 +73,20 @@ int ops_chown(struct ops *o, const struct requester *r, const struct hierarchy_s
 /* Chown with uid and gid as the daemon's user namespace numbers them, already translated. */
 int ops_chown_host_ids(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                        uid_t uid, gid_t gid, struct err *e);
-int ops_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, const char *file,
-              int mode, struct err *e);
+int ops_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+              const char *file, int mode, struct err *e);
 /* The same for the process pidfd refers to: no pid number, so no namespace question and no reuse race. */
-int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int pidfd,
-                   struct err *e);
-int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, pid_t pid,
-                 bool absolute, struct err *e);
+int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                   int pidfd, struct err *e);
+int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                 pid_t pid, bool absolute, struct err *e);
 int ops_get_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   const char *key, char **out, struct err *e);
 int ops_set_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   const char *key, const char *value, struct err *e);
 /* *existed: 1 when removed, -1 when it did not exist. */
-int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, bool recursive,
-               int *existed, struct err *e);
+int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+               bool recursive, int *existed, struct err *e);
 int ops_get_tasks(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   bool recursive, pidv *out, struct err *e);
 int ops_list_children(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
@@ -94,8 +94,8 @@ int ops_list_children(struct ops *o, const struct requester *r, const struct hie
 int ops_remove_on_empty(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                         struct err *e);
 /* *existed as ops_remove, for the named cgroup itself. */
-int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
-              struct err *e);
+int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+              int *existed, struct err *e);
 int ops_list_controllers(struct ops *o, strv *out, struct err *e);
 
 struct key_info {
@@ -109,5 +109,5 @@ typedef struct {
 	size_t n;
 } keyv;
 void keyv_free(keyv *k);
-int ops_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, keyv *out,
-                  struct err *e);
+int ops_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                  keyv *out, struct err *e);

@@ -141,8 +141,8 @@ out:
 	return rc;
 }
 
-int ops_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, const char *file,
-              int mode, struct err *e)
+int ops_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+              const char *file, int mode, struct err *e)
 {
 	struct chmod_args a = {cgroup, file, mode};
 	const char *why;

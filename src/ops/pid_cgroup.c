@@ -6,8 +6,8 @@
 #include "ops/identity.h"
 #include "ops/victim.h"
 
-int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set, pid_t pid, bool absolute,
-                       char **out, struct err *e)
+int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set, pid_t pid,
+                       bool absolute, char **out, struct err *e)
 {
 	struct hierarchy *h;
 	struct proc_cgroups pc = {0};

@@ -291,8 +291,8 @@ out:
 	return rc;
 }
 
-int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, bool recursive,
-               int *existed, struct err *e)
+int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+               bool recursive, int *existed, struct err *e)
 {
 	struct remove_args a = {.name = cgroup, .recursive = recursive, .checking = true};
 	int rc = -1;
@@ -396,8 +396,8 @@ out:
 	return rc;
 }
 
-int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, int *existed,
-              struct err *e)
+int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+              int *existed, struct err *e)
 {
 	struct prune_args a = {.name = cgroup};
 	if (for_each_hierarchy(o, r, set, prune_in, &a, e) < 0)

@@ -128,8 +128,8 @@ void keyv_free(keyv *k)
 	*k = (keyv){0};
 }
 
-int ops_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup, keyv *out,
-                  struct err *e)
+int ops_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
+                  keyv *out, struct err *e)
 {
 	struct target t = {.req_fd = -1, .fd = -1};
 	struct owner dir;
