@@ -8,7 +8,6 @@
 
 static int64_t roundtrip(struct cl *c, int i)
 {
-	(void)i;
 	T_START();
 	int r = sd_bus_call_method(c->raw, NULL, "/org/linuxcontainers/cgmanager", "org.freedesktop.DBus.Peer", "Ping",
 	                           NULL, NULL, "");

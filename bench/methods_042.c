@@ -38,7 +38,6 @@ static void dpath(const struct cl *c, const char *sub, const char *file, char *o
 
 static int64_t o_ping(struct cl *c, int i)
 {
-	(void)i;
 	T_START();
 	int r = cgm_ping(c->c, NULL);
 	return T_END(r);
@@ -47,7 +46,6 @@ static int64_t o_ping(struct cl *c, int i)
 static int64_t o_api_version(struct cl *c, int i)
 {
 	int v;
-	(void)i;
 	T_START();
 	int r = cgm_api_version(c->c, &v, NULL);
 	return T_END(r);
@@ -56,7 +54,6 @@ static int64_t o_api_version(struct cl *c, int i)
 static int64_t o_list_controllers(struct cl *c, int i)
 {
 	char **v = NULL;
-	(void)i;
 	T_START();
 	int r = cgm_list_controllers(c->c, &v, NULL);
 	int64_t t = T_END(r);
@@ -76,18 +73,15 @@ static int64_t pid_cgroup(struct cl *c, bool abs_)
 }
 static int64_t o_get_pid_cgroup(struct cl *c, int i)
 {
-	(void)i;
 	return pid_cgroup(c, false);
 }
 static int64_t o_get_pid_cgroup_abs(struct cl *c, int i)
 {
-	(void)i;
 	return pid_cgroup(c, true);
 }
 int64_t f_proc_cgroup(struct cl *c, int i)
 {
 	char p[64], buf[4096];
-	(void)i;
 	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)c->sleeper);
 	T_START();
 	int r = fread_buf(p, buf, sizeof(buf));
@@ -98,7 +92,6 @@ static int64_t o_create(struct cl *c, int i)
 {
 	char rel[128];
 	int existed;
-	(void)i;
 	cg(c, "n", rel);
 	T_START();
 	int r = cgm_create(c->c, MEM, rel, &existed, NULL);
@@ -108,7 +101,6 @@ static int64_t o_create(struct cl *c, int i)
 static int64_t f_mkdir(struct cl *c, int i)
 {
 	char rel[128];
-	(void)i;
 	cg(c, "n", rel);
 	T_START();
 	int r = mkdir_cg(env.mem, rel);
@@ -120,7 +112,6 @@ static int64_t o_remove(struct cl *c, int i)
 {
 	char rel[128];
 	int existed;
-	(void)i;
 	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
@@ -130,7 +121,6 @@ static int64_t o_remove(struct cl *c, int i)
 static int64_t f_rmdir(struct cl *c, int i)
 {
 	char rel[128];
-	(void)i;
 	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
@@ -141,7 +131,6 @@ static int64_t f_rmdir(struct cl *c, int i)
 static int64_t o_chown(struct cl *c, int i)
 {
 	char rel[128];
-	(void)i;
 	cg(c, "a", rel);
 	T_START();
 	int r = cgm_chown(c->c, MEM, rel, 0, 0, NULL);
@@ -150,7 +139,6 @@ static int64_t o_chown(struct cl *c, int i)
 static int64_t f_chown(struct cl *c, int i)
 {
 	char d[PATHMAX], p1[PATHMAX], p2[PATHMAX];
-	(void)i;
 	dpath(c, "a", NULL, d);
 	dpath(c, "a", "cgroup.procs", p1);
 	dpath(c, "a", "tasks", p2);
@@ -205,7 +193,6 @@ int64_t f_move(struct cl *c, int i)
 static int64_t o_get_value(struct cl *c, int i)
 {
 	char rel[128], *v = NULL;
-	(void)i;
 	cg(c, NULL, rel);
 	T_START();
 	int r = cgm_get_value(c->c, MEM, rel, SOFT, &v, NULL);
@@ -216,7 +203,6 @@ static int64_t o_get_value(struct cl *c, int i)
 int64_t f_read(struct cl *c, int i)
 {
 	char p[PATHMAX], buf[256];
-	(void)i;
 	dpath(c, NULL, SOFT, p);
 	T_START();
 	int r = fread_buf(p, buf, sizeof(buf));
@@ -255,13 +241,11 @@ static int64_t tasks(struct cl *c, const char *sub, bool recursive)
 }
 static int64_t o_get_tasks(struct cl *c, int i)
 {
-	(void)i;
 	return tasks(c, "a", false);
 }
 static int64_t f_read_procs(struct cl *c, int i)
 {
 	char p[PATHMAX];
-	(void)i;
 	dpath(c, "a", NULL, p);
 	T_START();
 	int r = read_procs(p);
@@ -270,7 +254,6 @@ static int64_t f_read_procs(struct cl *c, int i)
 static int64_t f_read_procs_r(struct cl *c, int i)
 {
 	char rel[128], p[PATHMAX];
-	(void)i;
 	snprintf(rel, sizeof(rel), "bench/r%d-%d", c->k, (int)getppid());
 	hpath(env.mem, rel, NULL, p);
 	T_START();
@@ -279,14 +262,12 @@ static int64_t f_read_procs_r(struct cl *c, int i)
 }
 static int64_t o_get_tasks_recursive(struct cl *c, int i)
 {
-	(void)i;
 	return tasks(c, NULL, true);
 }
 /* The walk a program would do: at each cgroup, cgroup.procs and a readdir for its children. */
 static int64_t f_walk_procs(struct cl *c, int i)
 {
 	char d[PATHMAX];
-	(void)i;
 	dpath(c, NULL, NULL, d);
 	T_START();
 	int r = walk_procs(d);
@@ -296,7 +277,6 @@ static int64_t f_walk_procs(struct cl *c, int i)
 static int64_t o_list_children(struct cl *c, int i)
 {
 	char rel[128], **v = NULL;
-	(void)i;
 	cg(c, NULL, rel);
 	T_START();
 	int r = cgm_list_children(c->c, MEM, rel, &v, NULL);
@@ -307,7 +287,6 @@ static int64_t o_list_children(struct cl *c, int i)
 int64_t f_readdir(struct cl *c, int i)
 {
 	char d[PATHMAX];
-	(void)i;
 	dpath(c, NULL, NULL, d);
 	T_START();
 	int r = count_dir(d);
@@ -319,7 +298,6 @@ static int64_t o_list_keys(struct cl *c, int i)
 	char rel[128];
 	cgm_key *keys = NULL;
 	size_t n = 0;
-	(void)i;
 	cg(c, NULL, rel);
 	T_START();
 	int r = cgm_list_keys(c->c, MEM, rel, &keys, &n, NULL);
@@ -331,7 +309,6 @@ static int64_t f_readdir_stat(struct cl *c, int i)
 {
 	char d[PATHMAX];
 	struct stat st;
-	(void)i;
 	dpath(c, NULL, NULL, d);
 	T_START();
 	DIR *dir = opendir(d);
@@ -348,7 +325,6 @@ static int64_t f_readdir_stat(struct cl *c, int i)
 static int64_t o_prune(struct cl *c, int i)
 {
 	char rel[128];
-	(void)i;
 	if (fresh_cg(c, rel) < 0)
 		return -1;
 	T_START();
@@ -358,7 +334,6 @@ static int64_t o_prune(struct cl *c, int i)
 static int64_t f_prune(struct cl *c, int i)
 {
 	char rel[128], d[PATHMAX];
-	(void)i;
 	cg(c, "n", rel);
 	hpath(env.mem, rel, NULL, d);
 	if (mkdir_cg(env.mem, rel) < 0)
@@ -373,7 +348,6 @@ static int64_t f_prune(struct cl *c, int i)
 static int64_t o_remove_on_empty(struct cl *c, int i)
 {
 	char rel[128];
-	(void)i;
 	snprintf(rel, sizeof(rel), "bench/r%d-%d", c->k, (int)getppid());
 	T_START();
 	int r = cgm_remove_on_empty(c->c, MEM, rel, NULL);

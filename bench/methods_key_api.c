@@ -28,7 +28,6 @@ static int64_t k_list_controllers(struct cl *c, int i)
 {
 	cgm1_controller *v = NULL;
 	size_t n = 0;
-	(void)i;
 	T_START();
 	int r = cgm1_list_controllers(c->c, &v, &n, NULL);
 	int64_t t = T_END(r);
@@ -40,7 +39,6 @@ static int64_t k_list_keys(struct cl *c, int i)
 {
 	cgm1_key *v = NULL;
 	size_t n = 0;
-	(void)i;
 	T_START();
 	int r = cgm1_list_keys(c->c, &v, &n, NULL);
 	int64_t t = T_END(r);
@@ -52,7 +50,6 @@ static int64_t k_create(struct cl *c, int i)
 {
 	char n[128];
 	int created;
-	(void)i;
 	name(c, "n", n);
 	T_START();
 	int r = cgm1_create(c->c, n, NULL, soft64, 1, &created, NULL);
@@ -62,7 +59,6 @@ static int64_t k_create(struct cl *c, int i)
 static int64_t kf_create(struct cl *c, int i)
 {
 	char n[128], p[PATHMAX];
-	(void)i;
 	name(c, "n", n);
 	hpath(env.mem, n, "memory.soft_limit_in_bytes", p);
 	T_START();
@@ -76,7 +72,6 @@ static int64_t kf_create(struct cl *c, int i)
 static int64_t k_delete(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, "n", n);
 	if (mkdir_all(n) < 0)
 		return -1;
@@ -87,7 +82,6 @@ static int64_t k_delete(struct cl *c, int i)
 static int64_t kf_delete(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, "n", n);
 	if (mkdir_all(n) < 0)
 		return -1;
@@ -120,7 +114,6 @@ static int64_t k_get_values(struct cl *c, int i)
 	const char *keys[] = {"memory.soft_limit", NULL};
 	cgm1_value *v = NULL;
 	size_t nv = 0;
-	(void)i;
 	name(c, NULL, n);
 	T_START();
 	int r = cgm1_get_values(c->c, n, keys, &v, &nv, NULL);
@@ -131,7 +124,6 @@ static int64_t k_get_values(struct cl *c, int i)
 static int64_t kf_read(struct cl *c, int i)
 {
 	char n[128], p[PATHMAX], buf[256];
-	(void)i;
 	name(c, NULL, n);
 	hpath(env.mem, n, "memory.soft_limit_in_bytes", p);
 	T_START();
@@ -142,7 +134,6 @@ static int64_t kf_read(struct cl *c, int i)
 static int64_t k_list_children(struct cl *c, int i)
 {
 	char n[128], **v = NULL;
-	(void)i;
 	name(c, NULL, n);
 	T_START();
 	int r = cgm1_list_children(c->c, n, &v, NULL);
@@ -153,7 +144,6 @@ static int64_t k_list_children(struct cl *c, int i)
 static int64_t kf_readdir_all(struct cl *c, int i)
 {
 	char n[128], p[MAX_HIER][PATHMAX];
-	(void)i;
 	name(c, NULL, n);
 	for (int h = 0; h < env.nhier; h++)
 		hpath(h, n, NULL, p[h]);
@@ -178,18 +168,15 @@ static int64_t list_tasks(struct cl *c, const char *sub, bool recursive)
 }
 static int64_t k_list_tasks(struct cl *c, int i)
 {
-	(void)i;
 	return list_tasks(c, "a", false);
 }
 static int64_t k_list_tasks_rec(struct cl *c, int i)
 {
-	(void)i;
 	return list_tasks(c, NULL, true);
 }
 static int64_t kf_procs_all(struct cl *c, int i)
 {
 	char n[128], p[MAX_HIER][PATHMAX];
-	(void)i;
 	name(c, "a", n);
 	for (int h = 0; h < env.nhier; h++)
 		hpath(h, n, NULL, p[h]);
@@ -213,7 +200,6 @@ static int walk_all(struct cl *c)
 }
 static int64_t kf_walk_all(struct cl *c, int i)
 {
-	(void)i;
 	T_START();
 	int r = walk_all(c);
 	return T_END(r);
@@ -222,7 +208,6 @@ static int64_t kf_walk_all(struct cl *c, int i)
 static int64_t k_chown(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, "a", n);
 	T_START();
 	int r = cgm1_chown(c->c, n, 0, 0, NULL);
@@ -233,7 +218,6 @@ static int64_t kf_chown_all(struct cl *c, int i)
 	char n[128], d[PATHMAX], f[PATHMAX];
 	static const char *const v1[] = {"cgroup.procs", "tasks", NULL},
 	                         *v2[] = {"cgroup.procs", "cgroup.threads", "cgroup.subtree_control", NULL};
-	(void)i;
 	name(c, "a", n);
 	T_START();
 	int r = 0;
@@ -282,7 +266,6 @@ static int64_t kf_move_all(struct cl *c, int i)
 static int64_t k_kill(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, NULL, n);
 	T_START();
 	int r = cgm1_kill(c->c, n, SIGCONT, NULL);
@@ -290,7 +273,6 @@ static int64_t k_kill(struct cl *c, int i)
 }
 static int64_t kf_kill(struct cl *c, int i)
 {
-	(void)i;
 	T_START();
 	int r = walk_all(c);
 	if (r >= 0)
@@ -326,7 +308,6 @@ static int freeze_direct(struct cl *c, bool frozen)
 static int64_t k_freeze(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, NULL, n);
 	T_START();
 	int r = cgm1_freeze(c->c, n, NULL);
@@ -335,7 +316,6 @@ static int64_t k_freeze(struct cl *c, int i)
 }
 static int64_t kf_freeze(struct cl *c, int i)
 {
-	(void)i;
 	T_START();
 	int r = freeze_direct(c, true);
 	int64_t t = T_END(r);
@@ -344,7 +324,6 @@ static int64_t kf_freeze(struct cl *c, int i)
 static int64_t k_thaw(struct cl *c, int i)
 {
 	char n[128];
-	(void)i;
 	name(c, NULL, n);
 	if (freeze_direct(c, true) < 0)
 		return -1;
@@ -354,7 +333,6 @@ static int64_t k_thaw(struct cl *c, int i)
 }
 static int64_t kf_thaw(struct cl *c, int i)
 {
-	(void)i;
 	if (freeze_direct(c, true) < 0)
 		return -1;
 	T_START();

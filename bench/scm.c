@@ -95,7 +95,6 @@ int scm_call(sd_bus *bus, const char *method, const char *const *sargs, int narg
 static int64_t s_get_value(struct cl *c, int i)
 {
 	char rel[64], out[256];
-	(void)i;
 	snprintf(rel, sizeof(rel), "bench/c%d", c->k);
 	const char *a[] = {"memory", rel, "memory.soft_limit_in_bytes"};
 	T_START();
@@ -126,7 +125,6 @@ static int64_t s_move_pid(struct cl *c, int i)
 static int64_t s_get_pid_cgroup(struct cl *c, int i)
 {
 	char out[4096];
-	(void)i;
 	const char *a[] = {"memory"};
 	T_START();
 	int r = scm_call(c->raw, "GetPidCgroupScm", a, 1, c->sleeper, out, sizeof(out));
@@ -136,7 +134,6 @@ static int64_t s_get_pid_cgroup(struct cl *c, int i)
 static int64_t s_list_children(struct cl *c, int i)
 {
 	char rel[64], out[4096];
-	(void)i;
 	snprintf(rel, sizeof(rel), "bench/c%d", c->k);
 	const char *a[] = {"memory", rel};
 	T_START();

@@ -47,14 +47,12 @@ static void print_strv(char **v)
 
 static int v_ping(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)a, (void)n;
 	return cgm_ping(c, err);
 }
 
 static int v_apiversion(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	int v, r;
-	(void)a, (void)n;
 	if ((r = cgm_api_version(c, &v, err)) == 0)
 		printf("%d\n", v);
 	return r;
@@ -63,7 +61,6 @@ static int v_apiversion(cgm_client *c, char **a, int n, cgm_error *err)
 static int v_create(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	int existed, r;
-	(void)n;
 	if ((r = cgm_create(c, a[0], a[1], &existed, err)) == 0 && existed == 1)
 		printf("Path existed\n");
 	return r;
@@ -72,7 +69,6 @@ static int v_create(cgm_client *c, char **a, int n, cgm_error *err)
 static int v_chown(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	long uid, gid;
-	(void)n;
 	if (parse_int(a[2], "uid", 0, INT_MAX - 1, &uid) < 0 || parse_int(a[3], "gid", 0, INT_MAX - 1, &gid) < 0)
 		return -EINVAL;
 	return cgm_chown(c, a[0], a[1], (uid_t)uid, (gid_t)gid, err);
@@ -81,7 +77,6 @@ static int v_chown(cgm_client *c, char **a, int n, cgm_error *err)
 static int v_chmod(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	int mode;
-	(void)n;
 	if (parse_mode(a[2], &mode) < 0)
 		return -EINVAL;
 	return cgm_chmod(c, a[0], a[1], "", mode, err);
@@ -90,7 +85,6 @@ static int v_chmod(cgm_client *c, char **a, int n, cgm_error *err)
 static int v_chmodfile(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	int mode;
-	(void)n;
 	if (parse_mode(a[3], &mode) < 0)
 		return -EINVAL;
 	return cgm_chmod(c, a[0], a[1], a[2], mode, err);
@@ -124,13 +118,11 @@ static int pid_cgroup(cgm_client *c, char **a, cgm_error *err, bool absolute)
 
 static int v_getpidcgroup(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return pid_cgroup(c, a, err, false);
 }
 
 static int v_getpidcgroupabs(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return pid_cgroup(c, a, err, true);
 }
 
@@ -144,13 +136,11 @@ static int move(cgm_client *c, char **a, cgm_error *err, bool absolute)
 
 static int v_movepid(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return move(c, a, err, false);
 }
 
 static int v_movepidabs(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return move(c, a, err, true);
 }
 
@@ -158,7 +148,6 @@ static int v_getvalue(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	char *v = NULL;
 	int r;
-	(void)n;
 	if ((r = cgm_get_value(c, a[0], a[1], a[2], &v, err)) == 0)
 		printf("%s\n", v);
 	free(v);
@@ -167,7 +156,6 @@ static int v_getvalue(cgm_client *c, char **a, int n, cgm_error *err)
 
 static int v_setvalue(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return cgm_set_value(c, a[0], a[1], a[2], a[3], err);
 }
 
@@ -206,7 +194,6 @@ static int v_listchildren(cgm_client *c, char **a, int n, cgm_error *err)
 
 static int v_removeonempty(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return cgm_remove_on_empty(c, a[0], a[1], err);
 }
 
@@ -219,7 +206,6 @@ static int v_listcontrollers(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	char **v = NULL;
 	int r = cgm_list_controllers(c, &v, err);
-	(void)a, (void)n;
 	if (r == 0)
 		print_strv(v);
 	cgm_strv_free(v);

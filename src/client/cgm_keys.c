@@ -253,7 +253,6 @@ static int open_pidfd(pid_t pid)
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 #else
-	(void)pid;
 	errno = ENOSYS;
 	return -1;
 #endif
@@ -452,7 +451,6 @@ static int k_tasks(cgm_client *c, char **a, int n, cgm_error *err)
 static int check_own(const struct verb *v, char **a, int n)
 {
 	long id;
-	(void)v, (void)n;
 	if (parse_int(a[1], "uid", 0, INT_MAX - 1, &id) < 0 || parse_int(a[2], "gid", 0, INT_MAX - 1, &id) < 0)
 		return -EINVAL;
 	return 0;
@@ -461,7 +459,6 @@ static int check_own(const struct verb *v, char **a, int n)
 static int k_own(cgm_client *c, char **a, int n, cgm_error *err)
 {
 	long uid, gid;
-	(void)n;
 	if (parse_int(a[1], "uid", 0, INT_MAX - 1, &uid) < 0 || parse_int(a[2], "gid", 0, INT_MAX - 1, &gid) < 0)
 		return -EINVAL;
 	return cgm1_chown(c, a[0], (uid_t)uid, (gid_t)gid, err);
@@ -470,7 +467,6 @@ static int k_own(cgm_client *c, char **a, int n, cgm_error *err)
 static int check_move(const struct verb *v, char **a, int n)
 {
 	long pid;
-	(void)v;
 	return n > 1 ? parse_int(a[1], "pid", 1, INT_MAX, &pid) : 0;
 }
 
@@ -557,7 +553,6 @@ static int k_delete(cgm_client *c, char **a, int n, cgm_error *err)
 static int check_kill(const struct verb *v, char **a, int n)
 {
 	int sig;
-	(void)v;
 	return n > 1 ? parse_signal(a[1], &sig) : 0;
 }
 
@@ -571,13 +566,11 @@ static int k_kill(cgm_client *c, char **a, int n, cgm_error *err)
 
 static int k_freeze(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return cgm1_freeze(c, a[0], err);
 }
 
 static int k_thaw(cgm_client *c, char **a, int n, cgm_error *err)
 {
-	(void)n;
 	return cgm1_thaw(c, a[0], err);
 }
 
@@ -592,7 +585,6 @@ static int k_keys(cgm_client *c, char **a, int n, cgm_error *err)
 	cgm1_key *k = NULL;
 	size_t nk = 0;
 	int r = cgm1_list_keys(c, &k, &nk, err), wk = 3, wa = 6, wf = 4;
-	(void)a, (void)n;
 	if (r == 0 && opt_json) {
 		putchar('[');
 		for (size_t i = 0; i < nk; i++) {
@@ -629,7 +621,6 @@ static int k_controllers(cgm_client *c, char **a, int n, cgm_error *err)
 	cgm1_controller *v = NULL;
 	size_t nv = 0;
 	int r = cgm1_list_controllers(c, &v, &nv, err);
-	(void)a, (void)n;
 	if (r == 0 && opt_json) {
 		putchar('[');
 		for (size_t i = 0; i < nv; i++) {

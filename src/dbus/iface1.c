@@ -53,7 +53,6 @@ static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	sd_bus_message *reply = NULL;
 	int r;
-	(void)ret;
 	if (ops_key_list_controllers(OPS(u), &names, &versions, &e) < 0) {
 		r = reply_error(m, &e);
 		goto out;
@@ -85,7 +84,6 @@ static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct key_host h = {.version_of = host_version_of, .ctx = OPS(u)};
 	sd_bus_message *reply = NULL;
 	int r = sd_bus_message_new_method_return(m, &reply);
-	(void)ret;
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(sssss)");
 	for (size_t i = 0; r >= 0 && i < key_doc_count(); i++) {
@@ -110,7 +108,6 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	bool created = false;
 	int r = sd_bus_message_read(m, "s", &name);
-	(void)ret;
 	if (r >= 0)
 		r = sd_bus_message_read_strv(m, &ctrls);
 	if (r >= 0)
@@ -133,7 +130,6 @@ static int m_set_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 	kvv values = {0};
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "s", &name);
-	(void)ret;
 	if (r >= 0)
 		r = read_kvv(m, &values);
 	if (r >= 0)
@@ -151,7 +147,6 @@ static int m_get_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 	kvv out = {0};
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "s", &name);
-	(void)ret;
 	if (r >= 0)
 		r = sd_bus_message_read_strv(m, &keys);
 	if (r >= 0) {
@@ -173,7 +168,6 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	strv out = {0};
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "s", &name);
-	(void)ret;
 	if (r >= 0)
 		r = ops_key_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
 	strv_free(&out);
@@ -188,7 +182,6 @@ static int m_list_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 	pidv pids = {0};
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "sb", &name, &recursive);
-	(void)ret;
 	if (r < 0)
 		return r;
 	r = ops_key_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0 ? reply_error(m, &e) : reply_pids(m, &pids);
@@ -203,7 +196,6 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	uint32_t uid, gid;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "suu", &name, &uid, &gid);
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (ops_key_chown(OPS(c), &c->req, name, uid, gid, &e) < 0)
@@ -229,13 +221,11 @@ static int name_and_int(sd_bus_message *m, struct conn *c, const char *sig, name
 
 static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return name_and_int(m, u, "sh", ops_key_move);
 }
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return name_and_int(m, u, "si", ops_key_move_pid);
 }
 
@@ -266,7 +256,6 @@ static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	const char *name;
 	int force, r = sd_bus_message_read(m, "sb", &name, &force);
-	(void)ret;
 	if (r < 0)
 		return r;
 	r = ops_key_delete_start(OPS(c), &c->req, name, force, &job, &e);
@@ -280,7 +269,6 @@ static int m_kill(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	const char *name;
 	int sig, r = sd_bus_message_read(m, "si", &name, &sig);
-	(void)ret;
 	if (r < 0)
 		return r;
 	r = ops_key_kill_start(OPS(c), &c->req, name, sig, &job, &e);
@@ -301,13 +289,11 @@ static int freeze(sd_bus_message *m, struct conn *c, bool frozen)
 
 static int m_freeze(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return freeze(m, u, true);
 }
 
 static int m_thaw(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return freeze(m, u, false);
 }
 

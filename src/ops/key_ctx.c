@@ -156,7 +156,6 @@ static int kh_device_of(void *ctx, const char *path, unsigned *major, unsigned *
 
 static int kh_online_cpus(void *ctx)
 {
-	(void)ctx;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (int)n : 1;
 }

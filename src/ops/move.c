@@ -37,7 +37,6 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 	bool need_ancestor = t->h->unified && r->cred.uid != 0;
 	struct task_facts tf = {.pid = v->pid, .visible = !r->other_pidns || pid_visible_in(v->pid, r->pidns)};
 
-	(void)o;
 	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
 	/* Whose task it is comes first: that is the refusal that matters. */
 	if (!policy_owns_task(&r->cred, &tf, TASK_MOVE, why))

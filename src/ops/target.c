@@ -40,7 +40,6 @@ int requester_still_alive(const struct requester *r, struct err *e)
 
 int requester_cgroups(const struct ops *o, const struct requester *r, struct proc_cgroups *pc, struct err *e)
 {
-	(void)o;
 	if (r->pid <= 0 || r->pidns == 0)
 		return err_set(e, ERR_ACCESS, "the requester's pid is not visible in the daemon's pid namespace");
 	if ((r->cgroup_fd >= 0 ? proc_cgroups_read_fd(r->cgroup_fd, r->pid, pc, e) : proc_cgroups_read(r->pid, pc, e)) < 0)
@@ -143,7 +142,6 @@ int target_resolve(const struct ops *o, const struct requester *r, const struct 
 	const char *why, *own = proc_cgroups_path(pc, h->id);
 	char clean[CGNAME_MAX], base[CGNAME_MAX];
 
-	(void)o;
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
 	if (cgname_normalize(name, clean, &why) < 0 || leaf_named(h, clean, &why))
 		return name_refused(e, name, why);

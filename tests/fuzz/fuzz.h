@@ -21,7 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static inline int fuzz_device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type,
                                  struct err *e)
 {
-	(void)ctx;
 	if (strcmp(path, "/dev/null") == 0)
 		*type = 'c', *major = 1, *minor = 3;
 	else if (strcmp(path, "/dev/sda") == 0)

@@ -120,7 +120,6 @@ static socklen_t addr_len;
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	(void)st, (void)flag, (void)ftw;
 	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
@@ -345,7 +344,6 @@ static ino_t ns_ino(const char *ns)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	(void)argc, (void)argv;
 	log_setup(getenv("FUZZ_DISPATCH_VERBOSE") ? LOG_LVL_DEBUG : LOG_LVL_ERROR, false);
 	struct stat st;
 	const char *tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
@@ -583,7 +581,6 @@ static int on_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct replies *st = u;
 	uint64_t cookie;
-	(void)ret;
 	if (sd_bus_message_get_reply_cookie(m, &cookie) < 0 || cookie != st->cookie)
 		return 0;
 	st->n++;

@@ -280,7 +280,6 @@ struct mixed_client {
 static int on_reply(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct mixed_client *c = u;
-	(void)ret;
 	c->inflight--;
 	c->res->requests++;
 	if (sd_bus_message_is_method_error(m, NULL)) {
@@ -759,7 +758,6 @@ static void isolate_apply(bool on)
 }
 static void on_term(int sig)
 {
-	(void)sig;
 	stop_attack = 1;
 }
 

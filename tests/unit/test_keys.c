@@ -60,7 +60,6 @@ static void fake_file(const char *ctrl, const char *name, const char *value)
 
 static int fake_version_of(void *ctx, const char *controller)
 {
-	(void)ctx;
 	for (size_t i = 0; i < fake.nvers; i++)
 		if (strcmp(fake.vers[i].ctrl, controller) == 0)
 			return fake.vers[i].version;
@@ -69,7 +68,6 @@ static int fake_version_of(void *ctx, const char *controller)
 
 static int fake_read_file(void *ctx, const char *controller, const char *file, char **out, struct err *e)
 {
-	(void)ctx;
 	for (size_t i = 0; i < fake.nfiles; i++)
 		if (strcmp(fake.files[i].ctrl, controller) == 0 && strcmp(fake.files[i].name, file) == 0) {
 			*out = strdup(fake.files[i].value);
@@ -80,7 +78,6 @@ static int fake_read_file(void *ctx, const char *controller, const char *file, c
 
 static int fake_device_of(void *ctx, const char *path, unsigned *major, unsigned *minor, char *type, struct err *e)
 {
-	(void)ctx;
 	if (strcmp(path, "/dev/null") == 0)
 		*type = 'c', *major = 1, *minor = 3;
 	else if (strcmp(path, "/dev/sda") == 0)
@@ -92,7 +89,6 @@ static int fake_device_of(void *ctx, const char *path, unsigned *major, unsigned
 
 static int fake_online_cpus(void *ctx)
 {
-	(void)ctx;
 	return fake.online;
 }
 
