@@ -25,6 +25,7 @@ struct list_args {
 	strv *children;
 	pidv *pids;
 	bool recursive;
+	bool missing_is_empty; /* a hierarchy where the cgroup does not exist adds no task, rather than failing */
 };
 
 static int children_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
@@ -90,7 +91,20 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	else if (got < 0)
 		rc = err_errno(e, -got, "cannot read the tasks of %s", t.what);
 	target_close(&t);
+	if (rc < 0 && e->kind == ERR_NOT_FOUND && a->missing_is_empty) {
+		*e = (struct err){0};
+		rc = 0;
+	}
 	return rc;
+}
+
+static int get_tasks(struct ops *o, const struct requester *r, const char *controller, struct list_args *a,
+                     struct err *e)
+{
+	if (for_each_hierarchy(o, r, controller, tasks_in, a, e) < 0)
+		return -1;
+	pidv_sort_unique(a->pids);
+	return 0;
 }
 
 int ops_get_tasks(struct ops *o, const struct requester *r, const char *controller, const char *cgroup,
@@ -102,8 +116,18 @@ int ops_get_tasks(struct ops *o, const struct requester *r, const char *controll
 	/* GetTasks takes one controller; GetTasksRecursive also a list or "all" (as in 0.42). */
 	if (!recursive && select_one(o, controller, &h, e) < 0)
 		return -1;
-	if (for_each_hierarchy(o, r, controller, tasks_in, &a, e) < 0)
-		return -1;
-	pidv_sort_unique(out);
-	return 0;
+	/*
+	 * 0.42 answers GetTasksRecursive of a list or "all" with the tasks it finds, skipping a hierarchy where the
+	 * cgroup is gone (its pam_cgm asks at close_session, when the cgroup may be removed, and fails on an error);
+	 * of one controller, a missing cgroup is an error there too.
+	 */
+	a.missing_is_empty = recursive && (strcmp(controller, "all") == 0 || strchr(controller, ','));
+	return get_tasks(o, r, controller, &a, e);
+}
+
+int ops_get_tasks_in(struct ops *o, const struct requester *r, const struct hierarchy *h, const char *cgroup,
+                     bool recursive, pidv *out, struct err *e)
+{
+	struct list_args a = {.name = cgroup, .pids = out, .recursive = recursive};
+	return get_tasks(o, r, h->name, &a, e);
 }

@@ -100,7 +100,7 @@ static int tasks_of(struct ops *o, const struct requester *r, const struct hiera
                     struct err *e)
 {
 	struct tasks_arg *a = arg;
-	return ops_get_tasks(o, r, h->name, name, a->recursive, a->out, e);
+	return ops_get_tasks_in(o, r, h, name, a->recursive, a->out, e);
 }
 
 int ops1_tasks_host(struct ops *o, const struct requester *r, const char *name, bool recursive, pidv *out,
