@@ -274,9 +274,23 @@ static void check_key_api(struct ops *o, const char *const *ctrls)
 			}
 		}
 	}
-	if (ops_list_controllers(o, &plain, &e) == 0)
+	/* Every v1 hierarchy by its name; cgroup2's controllers only where no v1 hierarchy is, and never "unified". */
+	if (ops_list_controllers(o, &plain, &e) == 0) {
+		bool any_v1 = false;
 		for (size_t i = 0; i < o->hs.n; i++)
-			FUZZ_CHECK(strv_contains(&plain, o->hs.h[i].name));
+			if (!o->hs.h[i].unified) {
+				any_v1 = true;
+				FUZZ_CHECK(strv_contains(&plain, o->hs.h[i].name));
+			}
+		for (size_t i = 0; i < plain.n; i++) {
+			struct hierarchy *sel[o->hs.n ? o->hs.n : 1];
+			struct err ignored;
+			int n = hierarchies_select(&o->hs, plain.v[i], sel, &ignored);
+			FUZZ_CHECK(n >= 1);
+			for (int j = 0; j < n; j++)
+				FUZZ_CHECK(sel[j]->unified == !any_v1);
+		}
+	}
 	strv_free(&names), strv_free(&versions), strv_free(&plain);
 }
 
