@@ -58,8 +58,8 @@ void ops_free(struct ops *o)
 
 /*
  * 0.42 clients (its test suite's test 23, LXC's cgmanager driver) look every name up in their /proc/self/cgroup,
- * where cgroup2's line has no controller field: so the v1 hierarchies are listed by their names there, and cgroup2
- * by none of its own ("unified" or its controllers; requests still take them, and cgmanager1 lists them).
+ * where cgroup2's line has no controller field: the v1 hierarchies are listed by their names there, and cgroup2
+ * beside them neither as "unified" nor by its controllers (requests still take both, cgmanager1 lists them).
  */
 int ops_list_controllers(struct ops *o, strv *out, struct err *e)
 {
