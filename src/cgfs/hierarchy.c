@@ -259,6 +259,7 @@ void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out)
 	out->n = 0;
 	for (size_t i = 0; i < hs->n; i++)
 		hierarchy_set_add(out, &hs->h[i]);
+	out->several = true;
 }
 
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out, struct err *e)
@@ -266,6 +267,7 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 	strv names = {0};
 
 	out->n = 0;
+	out->several = strchr(spec, ',') != NULL;
 	if (strcmp(spec, "all") == 0) {
 		hierarchies_all(hs, out);
 		return 0;

@@ -37,6 +37,7 @@ void hierarchies_free(struct hierarchies *hs);
 struct hierarchy_set {
 	unsigned n;
 	struct hierarchy *h[PROC_CGROUP_MAX];
+	bool several; /* written as "all" or a comma list: 0.42 answers some calls of such differently */
 };
 
 /*

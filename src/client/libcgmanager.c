@@ -10,9 +10,7 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
-#define PATH "/org/linuxcontainers/cgmanager"
-#define IFACE "org.linuxcontainers.cgmanager0_0"
-#define IFACE1 "org.linuxcontainers.cgmanager1"
+#include "common/cgmanager_wire.h"
 
 struct cgm_client {
 	sd_bus *bus;
@@ -52,7 +50,7 @@ static int from_bus_error(cgm_error *err, sd_bus_error *e, int r)
 
 const char *cgm_default_socket(void)
 {
-	static const char *const known[] = {"/sys/fs/cgroup/cgmanager/sock", "/run/cgmanager/sock"};
+	static const char *const known[] = {CGMANAGER_SOCKET_SYS_FS_CGROUP, CGMANAGER_SOCKET_RUN};
 	const char *env = getenv(CGM_ENV_SOCKET);
 	if (env && *env)
 		return env;
@@ -145,7 +143,7 @@ static void ensure_open(cgm_client *c, sd_bus **bus, const char *path)
 /* The connection a call of iface goes on, made again first if the daemon closed it. */
 static sd_bus *bus_for(cgm_client *c, const char *iface)
 {
-	bool key = c->key_bus && strcmp(iface, IFACE1) == 0;
+	bool key = c->key_bus && strcmp(iface, CGMANAGER_IFACE1) == 0;
 	c->reconnect_r = 0;
 	if (key)
 		ensure_open(c, &c->key_bus, c->key_path);
@@ -196,7 +194,8 @@ static int follow_upstream(cgm_client *c, sd_bus_message *m, const sd_bus_error 
 		return -ENOMEM;
 	if ((r = open_bus(path, &c->key_bus)) < 0)
 		return r;
-	r = sd_bus_message_new_method_call(c->key_bus, &again, NULL, PATH, IFACE1, sd_bus_message_get_member(m));
+	r = sd_bus_message_new_method_call(c->key_bus, &again, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE1,
+	                                   sd_bus_message_get_member(m));
 	if (r >= 0)
 		r = sd_bus_message_rewind(m, 1);
 	if (r >= 0)
@@ -241,7 +240,7 @@ static int callv(cgm_client *c, const char *iface, const char *member, sd_bus_me
                  const char *types, va_list ap)
 {
 	sd_bus_message *m = NULL;
-	int r = sd_bus_message_new_method_call(bus_for(c, iface), &m, NULL, PATH, iface, member);
+	int r = sd_bus_message_new_method_call(bus_for(c, iface), &m, NULL, CGMANAGER_OBJECT_PATH, iface, member);
 	if (r >= 0)
 		r = sd_bus_message_appendv(m, types, ap);
 	return send_call(c, m, r, reply, err);
@@ -252,7 +251,7 @@ static int call(cgm_client *c, const char *member, sd_bus_message **reply, cgm_e
 {
 	va_list ap;
 	va_start(ap, types);
-	int r = callv(c, IFACE, member, reply, err, types, ap);
+	int r = callv(c, CGMANAGER_IFACE0, member, reply, err, types, ap);
 	va_end(ap);
 	return r;
 }
@@ -262,7 +261,7 @@ static int call1(cgm_client *c, const char *member, sd_bus_message **reply, cgm_
 {
 	va_list ap;
 	va_start(ap, types);
-	int r = callv(c, IFACE1, member, reply, err, types, ap);
+	int r = callv(c, CGMANAGER_IFACE1, member, reply, err, types, ap);
 	va_end(ap);
 	return r;
 }
@@ -284,7 +283,8 @@ int cgm_api_version(cgm_client *c, int *version, cgm_error *err)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int32_t v;
-	int r = sd_bus_get_property_trivial(bus_for(c, IFACE), NULL, PATH, IFACE, "api_version", &e, 'i', &v);
+	int r = sd_bus_get_property_trivial(bus_for(c, CGMANAGER_IFACE0), NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0,
+	                                    "api_version", &e, 'i', &v);
 	if (r < 0 && (c->reconnect_r < 0 || connection_lost(r, &e))) {
 		sd_bus_error_free(&e);
 		return lost_error(c, err, r);
@@ -734,7 +734,8 @@ int cgm1_create(cgm_client *c, const char *name, const char *const *controllers,
 {
 	sd_bus_message *m = NULL, *rep = NULL;
 	int v = 0;
-	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "Create");
+	int r = sd_bus_message_new_method_call(bus_for(c, CGMANAGER_IFACE1), &m, NULL, CGMANAGER_OBJECT_PATH,
+	                                       CGMANAGER_IFACE1, "Create");
 	if (r >= 0)
 		r = sd_bus_message_append_basic(m, 's', name);
 	if (r >= 0)
@@ -754,7 +755,8 @@ int cgm1_create(cgm_client *c, const char *name, const char *const *controllers,
 int cgm1_set_values(cgm_client *c, const char *name, const cgm1_value *values, size_t n, cgm_error *err)
 {
 	sd_bus_message *m = NULL;
-	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "SetValues");
+	int r = sd_bus_message_new_method_call(bus_for(c, CGMANAGER_IFACE1), &m, NULL, CGMANAGER_OBJECT_PATH,
+	                                       CGMANAGER_IFACE1, "SetValues");
 	if (r >= 0)
 		r = sd_bus_message_append_basic(m, 's', name);
 	if (r >= 0)
@@ -766,7 +768,8 @@ int cgm1_get_values(cgm_client *c, const char *name, const char *const *keys, cg
                     cgm_error *err)
 {
 	sd_bus_message *m = NULL, *rep = NULL;
-	int r = sd_bus_message_new_method_call(bus_for(c, IFACE1), &m, NULL, PATH, IFACE1, "GetValues");
+	int r = sd_bus_message_new_method_call(bus_for(c, CGMANAGER_IFACE1), &m, NULL, CGMANAGER_OBJECT_PATH,
+	                                       CGMANAGER_IFACE1, "GetValues");
 	if (r >= 0)
 		r = sd_bus_message_append_basic(m, 's', name);
 	if (r >= 0)
@@ -796,7 +799,7 @@ int cgm1_chown(cgm_client *c, const char *name, uid_t uid, gid_t gid, cgm_error 
 
 int cgm1_move(cgm_client *c, const char *name, int pidfd, cgm_error *err)
 {
-	if (!sd_bus_can_send(bus_for(c, IFACE1), 'h'))
+	if (!sd_bus_can_send(bus_for(c, CGMANAGER_IFACE1), 'h'))
 		return set_error(err, "org.freedesktop.DBus.Error.NotSupported",
 		                 "the connection to cgmanager cannot pass file descriptors", -EOPNOTSUPP);
 	return call1(c, "Move", NULL, err, "sh", name, pidfd);

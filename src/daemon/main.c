@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/cgmanager_wire.h"
 #include "daemon/self_cgroup.h"
 #include "dbus/conn.h"
 #include "dbus/listen_socket.h"
@@ -29,8 +30,8 @@ static void usage(FILE *f)
 	        "starts in over peer-to-peer D-Bus on a unix socket.\n"
 	        "\n"
 	        "Options:\n"
-	        "  -s, --socket PATH     listen on PATH (default: /sys/fs/cgroup/cgmanager/sock\n"
-	        "                        where /sys/fs/cgroup is a tmpfs, else /run/cgmanager/sock)\n"
+	        "  -s, --socket PATH     listen on PATH (default: " CGMANAGER_SOCKET_SYS_FS_CGROUP "\n"
+	        "                        where /sys/fs/cgroup is a tmpfs, else " CGMANAGER_SOCKET_RUN ")\n"
 	        "  -l, --log-level LVL   error, warn, info (default) or debug\n"
 	        "      --syslog          also log to syslog (facility daemon)\n"
 	        "      --max-cgroups-per-uid N\n"

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "common/cgmanager_wire.h"
 #include "ops/ops.h"
 
 #include "dbus/intake.h"
@@ -28,11 +29,6 @@ struct conn {
 	struct conn *prev, *next;           /* every connection */
 	struct conn *busy_prev, *busy_next;
 };
-
-#define CGMANAGER_OBJECT_PATH "/org/linuxcontainers/cgmanager"
-#define CGMANAGER_IFACE0 "org.linuxcontainers.cgmanager0_0"
-#define CGMANAGER_IFACE1 "org.linuxcontainers.cgmanager1"
-#define CGMANAGER_API_VERSION 10
 
 /* The interfaces a connection serves; userdata is the struct conn. */
 extern const sd_bus_vtable iface0_vtable[];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
+#include "common/cgmanager_wire.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 
@@ -20,8 +21,8 @@ const char *default_socket_path(void)
 {
 	struct statfs sfs;
 	if (statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
-		return "/sys/fs/cgroup/cgmanager/sock";
-	return "/run/cgmanager/sock";
+		return CGMANAGER_SOCKET_SYS_FS_CGROUP;
+	return CGMANAGER_SOCKET_RUN;
 }
 
 static int mkdir_parents(const char *path)

@@ -64,7 +64,7 @@ static int each_existing(struct ops *o, const struct requester *r, const char *n
 static int children_of(struct ops *o, const struct requester *r, struct hierarchy *h, const char *name,
                        void *arg, struct err *e)
 {
-	struct hierarchy_set one = {1, {h}};
+	struct hierarchy_set one = {.n = 1, .h = {h}};
 	return ops_list_children(o, r, &one, name, arg, e);
 }
 
@@ -95,7 +95,7 @@ static int tasks_of(struct ops *o, const struct requester *r, struct hierarchy *
                     struct err *e)
 {
 	struct tasks_arg *a = arg;
-	struct hierarchy_set one = {1, {h}};
+	struct hierarchy_set one = {.n = 1, .h = {h}};
 	return ops_get_tasks(o, r, &one, name, a->recursive, a->out, e);
 }
 

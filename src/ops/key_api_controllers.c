@@ -95,7 +95,7 @@ int ops_key_hierarchies(struct ops *o, const char *const *ctrls, const kvv *valu
 		*set = o->all;
 		return 0;
 	}
-	set->n = 0;
+	*set = (struct hierarchy_set){0};
 	for (size_t i = 0; ctrls[i]; i++) {
 		struct hierarchy *h = hierarchy_for_controller(o, ctrls[i], &version);
 		struct hierarchy_set named;

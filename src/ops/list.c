@@ -25,6 +25,7 @@ struct list_args {
 	strv *children;
 	pidv *pids;
 	bool recursive;
+	bool missing_is_empty; /* a hierarchy where the cgroup does not exist adds no task, rather than failing */
 };
 
 static int children_in(struct ops *o, const struct requester *r, const struct proc_cgroups *pc, struct hierarchy *h,
@@ -90,6 +91,10 @@ static int tasks_in(struct ops *o, const struct requester *r, const struct proc_
 	else if (got < 0)
 		rc = err_errno(e, -got, "cannot read the tasks of %s", t.what);
 	target_close(&t);
+	if (rc < 0 && e->kind == ERR_NOT_FOUND && a->missing_is_empty) {
+		*e = (struct err){0};
+		rc = 0;
+	}
 	return rc;
 }
 
@@ -102,6 +107,12 @@ int ops_get_tasks(struct ops *o, const struct requester *r, const struct hierarc
 	/* GetTasks takes one controller; GetTasksRecursive also a list or "all" (as in 0.42). */
 	if (!recursive && hierarchy_set_single(set, &h, e) < 0)
 		return -1;
+	/*
+	 * 0.42 answers GetTasksRecursive of a list or "all" with the tasks it finds, skipping a hierarchy where the
+	 * cgroup is gone (its pam_cgm asks at close_session, when the cgroup may be removed, and fails on an error);
+	 * of one controller, a missing cgroup is an error there too.
+	 */
+	a.missing_is_empty = recursive && set->several;
 	if (for_each_hierarchy(o, r, set, tasks_in, &a, e) < 0)
 		return -1;
 	pidv_sort_unique(out);

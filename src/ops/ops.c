@@ -57,14 +57,30 @@ void ops_free(struct ops *o)
 	hierarchies_free(&o->hs);
 }
 
+/*
+ * 0.42 clients (its test suite's test 23, LXC's cgmanager driver) look every name up in their /proc/self/cgroup,
+ * where cgroup2's line has no controller field: the v1 hierarchies are listed by their names there, and cgroup2
+ * beside them neither as "unified" nor by its controllers (requests still take both, cgmanager1 lists them).
+ */
 int ops_list_controllers(struct ops *o, strv *out, struct err *e)
 {
+	bool any_v1 = false;
+	for (size_t i = 0; i < o->hs.n; i++) {
+		if (o->hs.h[i].unified)
+			continue;
+		any_v1 = true;
+		if (strv_push(out, o->hs.h[i].name) < 0)
+			return err_set(e, ERR_LIMIT, "out of memory");
+	}
+	if (any_v1)
+		return 0;
+	/*
+	 * A pure cgroup2 host has no name to find there; its controllers, each naming the one hierarchy, give a
+	 * client that enumerates them (LXC refuses an empty list) names its requests work with.
+	 */
 	for (size_t i = 0; i < o->hs.n; i++) {
 		const struct hierarchy *h = &o->hs.h[i];
-		if (strv_push(out, h->name) < 0)
-			return err_set(e, ERR_LIMIT, "out of memory");
-		/* cgroup2's controllers by name, as 0.42 clients look for them, where no v1 hierarchy has them. */
-		for (size_t j = 0; h->unified && j < h->controllers.n; j++) {
+		for (size_t j = 0; j < h->controllers.n; j++) {
 			struct hierarchy_set sel;
 			struct err ignored;
 			if (hierarchies_select(&o->hs, h->controllers.v[j], &sel, &ignored) == 0 && sel.n == 1 && sel.h[0] == h &&

@@ -87,6 +87,10 @@ int ops_set_value(struct ops *o, const struct requester *r, const struct hierarc
 /* *existed: 1 when removed, -1 when it did not exist. */
 int ops_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                bool recursive, int *existed, struct err *e);
+/*
+ * Recursive with a list of controllers or "all" (set->several), as 0.42: a hierarchy where the cgroup does not
+ * exist adds no task. Of a set of one named alone, a missing cgroup is ERR_NOT_FOUND whatever its name.
+ */
 int ops_get_tasks(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                   bool recursive, pidv *out, struct err *e);
 int ops_list_children(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
@@ -96,6 +100,7 @@ int ops_remove_on_empty(struct ops *o, const struct requester *r, const struct h
 /* *existed as ops_remove, for the named cgroup itself. */
 int ops_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
               int *existed, struct err *e);
+/* cgmanager0_0's ListControllers: the names a 0.42 client finds in its /proc/self/cgroup (see ops.c). */
 int ops_list_controllers(struct ops *o, strv *out, struct err *e);
 
 struct key_info {

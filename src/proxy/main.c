@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cgmanager_wire.h"
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
 #include "proxy/relay_vtable.h"
@@ -19,9 +20,9 @@
 static const char *default_upstream(void)
 {
 	struct stat st;
-	if (stat("/sys/fs/cgroup/cgmanager.lower", &st) == 0)
-		return "/sys/fs/cgroup/cgmanager.lower/sock";
-	return "/run/cgmanager.lower/sock";
+	if (stat(CGMANAGER_LOWER_DIR_SYS_FS_CGROUP, &st) == 0)
+		return CGMANAGER_LOWER_SOCKET_SYS_FS_CGROUP;
+	return CGMANAGER_LOWER_SOCKET_RUN;
 }
 
 static void usage(FILE *f)
@@ -34,11 +35,11 @@ static void usage(FILE *f)
 	        "container's pids, uids and gids. Must run as root of the container.\n"
 	        "\n"
 	        "Options:\n"
-	        "  -s, --socket PATH     serve PATH (default as cgmanager: /sys/fs/cgroup/cgmanager/sock\n"
-	        "                        where /sys/fs/cgroup is a tmpfs, else /run/cgmanager/sock)\n"
+	        "  -s, --socket PATH     serve PATH (default as cgmanager: " CGMANAGER_SOCKET_SYS_FS_CGROUP "\n"
+	        "                        where /sys/fs/cgroup is a tmpfs, else " CGMANAGER_SOCKET_RUN ")\n"
 	        "  -u, --upstream PATH   the host daemon's socket, bind-mounted into the container\n"
-	        "                        (default /sys/fs/cgroup/cgmanager.lower/sock if that directory\n"
-	        "                        exists, else /run/cgmanager.lower/sock)\n"
+	        "                        (default " CGMANAGER_LOWER_SOCKET_SYS_FS_CGROUP " if that directory\n"
+	        "                        exists, else " CGMANAGER_LOWER_SOCKET_RUN ")\n"
 	        "  -l, --log-level LVL   error, warn, info (default) or debug\n"
 	        "      --syslog          also log to syslog\n"
 	        "  -h, --help            show this help\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cgmanager_wire.h"
 #include "scm/scm_io.h"
 #include "util/log.h"
 
@@ -53,8 +54,7 @@ static int build_call(struct upstream *u, struct scm_request *q, int fd, sd_bus_
 	int ni = 0, r;
 	size_t ncopy = strlen(q->m->args);
 
-	r = sd_bus_message_new_method_call(u->bus, &call, NULL, "/org/linuxcontainers/cgmanager",
-	                                   "org.linuxcontainers.cgmanager0_0", q->m->name);
+	r = sd_bus_message_new_method_call(u->bus, &call, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE0, q->m->name);
 	r = r < 0 ? r : sd_bus_message_rewind(q->plain, true);
 	for (const char *t = q->m->plain_args; r >= 0 && *t; t++) {
 		bool copy = (size_t)(t - q->m->plain_args) < ncopy;

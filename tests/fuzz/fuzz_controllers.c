@@ -275,9 +275,24 @@ static void check_key_api(struct ops *o, const char *const *ctrls)
 			}
 		}
 	}
-	if (ops_list_controllers(o, &plain, &e) == 0)
+	/* Every v1 hierarchy by its name; cgroup2's controllers only where no v1 hierarchy is, and never "unified". */
+	if (ops_list_controllers(o, &plain, &e) == 0) {
+		bool any_v1 = false;
 		for (size_t i = 0; i < o->hs.n; i++)
-			FUZZ_CHECK(strv_contains(&plain, o->hs.h[i].name));
+			if (!o->hs.h[i].unified) {
+				any_v1 = true;
+				FUZZ_CHECK(strv_contains(&plain, o->hs.h[i].name));
+			}
+		for (size_t i = 0; i < plain.n; i++) {
+			bool named = false;
+			for (size_t j = 0; j < o->hs.n; j++) {
+				const struct hierarchy *h = &o->hs.h[j];
+				named |= h->unified ? !any_v1 && strv_contains(&h->controllers, plain.v[i])
+				                    : strcmp(h->name, plain.v[i]) == 0;
+			}
+			FUZZ_CHECK(named);
+		}
+	}
 	strv_free(&names), strv_free(&versions), strv_free(&plain);
 }
 
