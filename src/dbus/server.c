@@ -444,7 +444,8 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
-	admission_init(&s->adm, server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID, SERVER_DEFAULT_MAX_MESSAGE);
+	admission_init(&s->adm, server_default_max_conns(), SERVER_ROOT_RESERVED_CONNS, SERVER_DEFAULT_CONNS_PER_UID,
+	               SERVER_DEFAULT_MAX_MESSAGE);
 	s->ops = o;
 	s->iface0 = iface0;
 	s->iface1 = iface1;
