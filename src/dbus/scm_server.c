@@ -342,7 +342,7 @@ static int op_list_keys(struct ops *o, const struct requester *r, const struct s
 	return ops_list_keys(o, r, x->s[0], x->s[1], &a->keys, e);
 }
 
-/* Each row of scm_methods[] (scm/scm_methods.h), by its enum scm_method_id. */
+/* Each row's operation, by its enum scm_method_id: here, not in the rows, so that scm/ stays below ops/. */
 static const scm_operation operations[SCM_METHOD_COUNT] = {
 	[SCM_GET_PID_CGROUP] = op_get_pid_cgroup,
 	[SCM_GET_PID_CGROUP_ABS] = op_get_pid_cgroup_abs,

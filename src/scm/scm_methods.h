@@ -19,8 +19,8 @@ enum scm_second {
 };
 
 /*
- * Each method's row of scm_methods[]. What a front end runs for a row is in a table of its own indexed by
- * this (the daemon's in dbus/scm_server.c): scm/ stays below ops/ and dbus/, which cgproxy does not need.
+ * Each method's row of scm_methods[]. A row's operation is not in the row but in the daemon's table indexed by
+ * this (dbus/scm_server.c): scm/ stays below ops/ and dbus/, and cgproxy uses the rows without either.
  */
 enum scm_method_id {
 	SCM_GET_PID_CGROUP,
