@@ -298,8 +298,6 @@ int cgm_api_version(cgm_client *c, int *version, cgm_error *err)
 static int string_call(cgm_client *c, const char *member, char **out, cgm_error *err, sd_bus_message *rep, int r)
 {
 	const char *s;
-	(void)c;
-	(void)member;
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(rep, "s", &s);

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "dbus/conn.h"
+#include "dbus/loop.h"
 #include "dbus/peer.h"
 #include "ops/identity.h"
 #include "util/list.h"

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include "dbus/peer.h"
-#include "dbus/server.h"
 
 struct uid_slot {
 	uint64_t account;
@@ -15,10 +14,12 @@ struct uid_slot {
 	uint64_t turn, served_usec;
 };
 
-void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message)
+void admission_init(struct admission *a, unsigned max_conns, unsigned root_reserved, unsigned max_conns_per_uid,
+                    size_t max_message)
 {
 	struct stat st;
-	*a = (struct admission){.max_conns = max_conns, .max_conns_per_uid = max_conns_per_uid, .max_message = max_message};
+	*a = (struct admission){.max_conns = max_conns, .root_reserved = root_reserved,
+	                        .max_conns_per_uid = max_conns_per_uid, .max_message = max_message};
 	pthread_mutex_init(&a->lock, NULL);
 	if (stat("/proc/self/ns/user", &st) == 0)
 		a->userns = st.st_ino;
@@ -88,7 +89,7 @@ static const char *refusal(struct admission *a, uid_t uid, struct uid_slot *u)
 	if (a->nconns >= a->max_conns)
 		return "the daemon has as many connections as it takes (--max-connections)";
 	/* The last few are kept for root, so that other uids together cannot shut the administrator out. */
-	if (uid != 0 && a->nconns + SERVER_ROOT_RESERVED_CONNS >= a->max_conns)
+	if (uid != 0 && a->nconns + a->root_reserved >= a->max_conns)
 		return "the connections left are kept for root (--max-connections)";
 	if (!u)
 		return "out of memory";

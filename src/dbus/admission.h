@@ -15,13 +15,15 @@ struct admission {
 	pthread_mutex_t lock;
 	struct uid_slot *slots;
 	unsigned nconns;             /* charged and not yet released */
-	unsigned max_conns;          /* of everyone together, SERVER_ROOT_RESERVED_CONNS of them root's alone */
+	unsigned max_conns;          /* of everyone together, root_reserved of them root's alone */
+	unsigned root_reserved;
 	unsigned max_conns_per_uid;  /* of each account but root */
 	size_t max_message;          /* bytes of one incoming message, header included (the intake's bound) */
 	ino_t userns;                /* the daemon's own user namespace, for peer_account */
 };
 
-void admission_init(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message);
+void admission_init(struct admission *a, unsigned max_conns, unsigned root_reserved, unsigned max_conns_per_uid,
+                    size_t max_message);
 void admission_destroy(struct admission *a);
 /* Zeros keep a limit as it is. */
 void admission_set_limits(struct admission *a, unsigned max_conns, unsigned max_conns_per_uid, size_t max_message);

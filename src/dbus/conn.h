@@ -8,19 +8,24 @@
 #include "ops/ops.h"
 
 #include "dbus/intake.h"
+#include "dbus/loop.h"
 
+struct deferred_registry;
+struct scm_registry;
 struct server;
 struct uid_slot;
 
 struct conn {
-	int kind; /* LOOP_ITEM_CONN */
 	struct server *srv;
+	struct ops *ops;        /* the server's (NULL in cgproxy) */
+	struct scm_registry *scm;           /* the server's Scm exchanges (dbus/scm_server.h) */
+	struct deferred_registry *deferred; /* the server's calls that wait on the kernel (dbus/deferred.h) */
 	sd_bus *bus;
 	int fd;                 /* the client's socket: read by the intake, written by sd-bus */
+	struct loop_watch watch; /* fd in the server's loop */
 	struct intake in;
 	struct requester req;
 	struct uid_slot *slot;  /* its account's connection count (dbus/admission.h) */
-	uint32_t epoll_events;
 	bool busy;              /* to be processed again next turn (on the server's busy list) */
 	bool drained;           /* sd-bus has read and answered everything relayed to it */
 	bool throttled;         /* too many replies wait unread: the client is not read until it reads */
@@ -34,14 +39,8 @@ struct conn {
 extern const sd_bus_vtable iface0_vtable[];
 extern const sd_bus_vtable iface1_vtable[];
 extern const sd_bus_vtable bus_driver_vtable[];
-struct ops *conn_ops(const struct conn *c);
 
-/* What the Scm side channel needs of the server it runs in. */
-struct scm_registry;
-struct ops *server_ops(struct server *s);
-int server_epoll_fd(struct server *s);
-struct scm_registry *server_scm(struct server *s);
-/* The calls whose answer waits (dbus/deferred.h), and a nudge once one was answered on c. */
-struct deferred_registry *server_deferred(struct server *s);
-void server_conn_wake(struct conn *c);
-uint64_t now_usec(void);
+static inline struct ops *conn_ops(const struct conn *c)
+{
+	return c->ops;
+}

@@ -4,21 +4,60 @@
 
 #include "dbus/conn.h"
 #include "dbus/errors.h"
+#include "dbus/loop.h"
+#include "util/list.h"
 #include "util/log.h"
 
 struct deferred {
+	struct deferred_registry *reg;
 	struct conn *c;
 	sd_bus_message *m;
 	deferred_step_fn step;
 	void *state;
 	void (*free_state)(void *);
-	uint64_t due, step_usec;
-	struct deferred *next;
+	uint64_t step_usec;
+	struct loop_timer next_step;
+	struct deferred *prev, *next; /* the registry's */
 };
+
+void deferred_registry_init(struct deferred_registry *reg, struct loop *loop, void (*wake)(struct conn *c))
+{
+	*reg = (struct deferred_registry){.loop = loop, .wake = wake};
+}
+
+/* Off the registry and the loop, freed unanswered (if it was not answered). */
+static void deferred_free(struct deferred *d)
+{
+	loop_timer_cancel(d->reg->loop, &d->next_step);
+	LIST_REMOVE(d->reg->head, d, prev, next);
+	sd_bus_message_unref(d->m);
+	d->free_state(d->state);
+	free(d);
+}
+
+static void step_due(void *owner, uint64_t now)
+{
+	struct deferred *d = owner;
+	struct err e = {0};
+	int r = d->step(conn_ops(d->c), &d->c->req, d->state, &e);
+	if (r == 0) {
+		/* What has not happened in a few steps is not about to: look less often. */
+		if (d->step_usec < DEFERRED_STEP_MAX_USEC)
+			d->step_usec *= 2;
+		loop_timer_set(d->reg->loop, &d->next_step, now + d->step_usec);
+		return;
+	}
+	r = r > 0 ? sd_bus_reply_method_return(d->m, "") : reply_error(d->m, &e);
+	if (r < 0)
+		log_debug("client pid %d: cannot answer %s: %s", (int)d->c->req.pid, sd_bus_message_get_member(d->m),
+		          strerror(-r));
+	d->reg->wake(d->c);
+	deferred_free(d);
+}
 
 int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, void *state, void (*free_state)(void *))
 {
-	struct deferred_registry *reg = server_deferred(c->srv);
+	struct deferred_registry *reg = c->deferred;
 	unsigned mine = 0, uids = 0;
 	for (const struct deferred *o = reg->head; o; o = o->next) {
 		mine += o->c == c;
@@ -37,75 +76,25 @@ int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, voi
 		free_state(state);
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "out of memory");
 	}
-	*d = (struct deferred){c, sd_bus_message_ref(m), step, state, free_state, now_usec() + DEFERRED_STEP_USEC,
-	                       DEFERRED_STEP_USEC, reg->head};
-	reg->head = d;
+	*d = (struct deferred){.reg = reg, .c = c, .m = sd_bus_message_ref(m), .step = step, .state = state,
+	                       .free_state = free_state, .step_usec = DEFERRED_STEP_USEC};
+	LIST_PREPEND(reg->head, d, prev, next);
+	loop_timer_init(&d->next_step, step_due, d);
+	loop_timer_set(reg->loop, &d->next_step, now_usec() + DEFERRED_STEP_USEC);
 	return 1;
-}
-
-uint64_t deferred_next_due(const struct deferred_registry *reg)
-{
-	uint64_t best = UINT64_MAX;
-	for (const struct deferred *d = reg->head; d; d = d->next)
-		if (d->due < best)
-			best = d->due;
-	return best;
-}
-
-static void deferred_free(struct deferred *d)
-{
-	sd_bus_message_unref(d->m);
-	d->free_state(d->state);
-	free(d);
-}
-
-void deferred_run_due(struct deferred_registry *reg, uint64_t now)
-{
-	for (struct deferred **p = &reg->head; *p;) {
-		struct deferred *d = *p;
-		struct err e = {0};
-		int r;
-		if (d->due > now) {
-			p = &d->next;
-			continue;
-		}
-		r = d->step(conn_ops(d->c), &d->c->req, d->state, &e);
-		if (r == 0) {
-			/* What has not happened in a few steps is not about to: look less often. */
-			if (d->step_usec < DEFERRED_STEP_MAX_USEC)
-				d->step_usec *= 2;
-			d->due = now + d->step_usec;
-			p = &d->next;
-			continue;
-		}
-		*p = d->next;
-		r = r > 0 ? sd_bus_reply_method_return(d->m, "") : reply_error(d->m, &e);
-		if (r < 0)
-			log_debug("client pid %d: cannot answer %s: %s", (int)d->c->req.pid, sd_bus_message_get_member(d->m),
-			          strerror(-r));
-		server_conn_wake(d->c);
-		deferred_free(d);
-	}
 }
 
 void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c)
 {
-	for (struct deferred **p = &reg->head; *p;) {
-		struct deferred *d = *p;
-		if (d->c != c) {
-			p = &d->next;
-			continue;
-		}
-		*p = d->next;
-		deferred_free(d);
+	for (struct deferred *d = reg->head, *next; d; d = next) {
+		next = d->next;
+		if (d->c == c)
+			deferred_free(d);
 	}
 }
 
 void deferred_free_all(struct deferred_registry *reg)
 {
-	while (reg->head) {
-		struct deferred *d = reg->head;
-		reg->head = d->next;
-		deferred_free(d);
-	}
+	while (reg->head)
+		deferred_free(reg->head);
 }

@@ -24,18 +24,25 @@
 
 struct conn;
 struct deferred;
+struct loop;
 
 /* One step: 1 done, 0 not yet, -1 failed with e set. */
 typedef int (*deferred_step_fn)(struct ops *o, const struct requester *r, void *state, struct err *e);
 
+/*
+ * The calls of one server that wait, each stepped from its loop. wake is the server's: once an answer went
+ * out on c, c may have to be written when its socket takes more (the registry does not know how a
+ * connection is served).
+ */
 struct deferred_registry {
+	struct loop *loop;
+	void (*wake)(struct conn *c);
 	struct deferred *head;
 };
 
-/* Keeps m unanswered and steps it from the loop; state is freed with free_state once answered. */
+void deferred_registry_init(struct deferred_registry *reg, struct loop *loop, void (*wake)(struct conn *c));
+/* Keeps m unanswered and steps it from c's registry (c->deferred); state is freed with free_state once answered. */
 int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, void *state, void (*free_state)(void *));
-uint64_t deferred_next_due(const struct deferred_registry *reg);
-void deferred_run_due(struct deferred_registry *reg, uint64_t now);
 /* The client went away: its calls are dropped unanswered. */
 void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c);
 void deferred_free_all(struct deferred_registry *reg);

@@ -10,8 +10,6 @@
 static int m_ping(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
 	int junk;
-	(void)userdata;
-	(void)ret;
 	int r = sd_bus_message_read(m, "i", &junk);
 	if (r < 0)
 		return r;
@@ -38,13 +36,11 @@ static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute)
 
 static int m_get_pid_cgroup(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return get_pid_cgroup(m, u, false);
 }
 
 static int m_get_pid_cgroup_abs(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return get_pid_cgroup(m, u, true);
 }
 
@@ -55,7 +51,6 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_create(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
@@ -70,7 +65,6 @@ static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int uid, gid, r = sd_bus_message_read(m, "ssii", &ctrl, &cg, &uid, &gid);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (uid < 0 || gid < 0)
@@ -89,7 +83,6 @@ static int m_chmod(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int mode, r = sd_bus_message_read(m, "sssi", &ctrl, &cg, &file, &mode);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_chmod(OPS(c), &c->req, &set, cg, file, mode, &e) < 0)
@@ -113,13 +106,11 @@ static int move_pid(sd_bus_message *m, struct conn *c, bool absolute)
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return move_pid(m, u, false);
 }
 
 static int m_move_pid_abs(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return move_pid(m, u, true);
 }
 
@@ -131,7 +122,6 @@ static int m_get_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int r = sd_bus_message_read(m, "sss", &ctrl, &cg, &key);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
@@ -149,7 +139,6 @@ static int m_set_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int r = sd_bus_message_read(m, "ssss", &ctrl, &cg, &key, &value);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
@@ -165,7 +154,6 @@ static int m_remove(sd_bus_message *m, void *u, sd_bus_error *ret)
 	int recursive, existed, r = sd_bus_message_read(m, "ssi", &ctrl, &cg, &recursive);
 	struct hierarchy_set set;
 	struct err e = {0};
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
@@ -194,13 +182,11 @@ static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive)
 
 static int m_get_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return get_tasks(m, u, false);
 }
 
 static int m_get_tasks_recursive(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)ret;
 	return get_tasks(m, u, true);
 }
 
@@ -212,7 +198,6 @@ static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
@@ -231,7 +216,6 @@ static int m_remove_on_empty(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct hierarchy_set set;
 	struct err e = {0};
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_remove_on_empty(OPS(c), &c->req, &set, cg, &e) < 0)
@@ -246,7 +230,6 @@ static int m_prune(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct hierarchy_set set;
 	struct err e = {0};
 	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_prune(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
@@ -260,7 +243,6 @@ static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 	strv out = {0};
 	struct err e = {0};
 	int r;
-	(void)ret;
 	if (ops_list_controllers(OPS(c), &out, &e) < 0)
 		r = reply_error(m, &e);
 	else
@@ -278,7 +260,6 @@ static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	sd_bus_message *reply = NULL;
 	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
-	(void)ret;
 	if (r < 0)
 		return r;
 	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
@@ -305,14 +286,12 @@ out:
 static int m_scm(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	const struct scm_method *method = scm_method_by_name(sd_bus_message_get_member(m));
-	(void)ret;
 	return scm_exchange_start(u, m, method);
 }
 
 static int p_api_version(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
                          void *u, sd_bus_error *ret)
 {
-	(void)bus, (void)path, (void)iface, (void)prop, (void)u, (void)ret;
 	return sd_bus_message_append(reply, "i", (int32_t)CGMANAGER_API_VERSION);
 }
 

@@ -15,6 +15,7 @@
 #include "dbus/admission.h"
 #include "dbus/conn.h"
 #include "dbus/errors.h"
+#include "dbus/loop.h"
 #include "ops/identity.h"
 #include "ops/ops.h"
 #include "scm/scm_io.h"
@@ -31,10 +32,10 @@
 #define SCM_TOTAL 256
 
 struct scm_exchange {
-	int kind; /* LOOP_ITEM_SCM: the event loop tells items apart by it */
-	struct server *srv;
+	struct scm_registry *reg;
 	const struct scm_method *m;
 	int fd;
+	struct loop_watch watch; /* fd, once the kick went out */
 	char *s[4];
 	int32_t i[2];
 	struct requester proxy; /* who relayed the call: the D-Bus peer */
@@ -43,21 +44,26 @@ struct scm_exchange {
 	struct ucred cred[2];
 	int ncred;
 	bool writing;
-	bool orphaned; /* its connection closed first: it ends at the next expiry */
-	uint64_t deadline;
+	bool orphaned; /* its connection closed first: its deadline is moved to now */
+	struct loop_timer deadline;
 	struct scm_out out;
 	struct scm_exchange *prev, *next;
 };
 
+void scm_registry_init(struct scm_registry *reg, struct loop *loop, struct ops *ops)
+{
+	*reg = (struct scm_registry){.loop = loop, .ops = ops};
+}
+
 static void exchange_free(struct scm_exchange *x)
 {
-	struct scm_registry *reg = server_scm(x->srv);
+	struct scm_registry *reg = x->reg;
 	LIST_REMOVE(reg->head, x, prev, next);
 	reg->count--;
-	if (x->fd >= 0) {
-		epoll_ctl(server_epoll_fd(x->srv), EPOLL_CTL_DEL, x->fd, NULL);
+	loop_timer_cancel(reg->loop, &x->deadline);
+	loop_watch_remove(reg->loop, &x->watch);
+	if (x->fd >= 0)
 		close(x->fd);
-	}
 	if (x->proxy.pidfd >= 0)
 		close(x->proxy.pidfd);
 	requester_release(&x->proxy);
@@ -110,10 +116,12 @@ static bool within_limits(const struct conn *c, const struct scm_registry *reg, 
 	return mine < SCM_PER_CONN && (account == 0 || accounts < SCM_PER_UID) && reg->count < SCM_TOTAL;
 }
 
+static void exchange_event(void *owner, uint32_t events);
+static void exchange_expired(void *owner, uint64_t now);
+
 int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method)
 {
-	struct scm_registry *reg = server_scm(c->srv);
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct scm_registry *reg = c->scm;
 	unsigned n;
 	int fd, r;
 
@@ -125,8 +133,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	struct scm_exchange *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	x->kind = LOOP_ITEM_SCM;
-	x->srv = c->srv;
+	x->reg = reg;
 	x->m = method;
 	x->fd = -1;
 	x->conn_serial = c->serial;
@@ -135,7 +142,8 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection's, and it may go first: copied below */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 	x->proxy.cgroup_fd = -1; /* the connection's, and it may go first */
-	x->deadline = now_usec() + SCM_DEADLINE_USEC;
+	loop_timer_init(&x->deadline, exchange_expired, x);
+	loop_timer_set(reg->loop, &x->deadline, now_usec() + SCM_DEADLINE_USEC);
 	LIST_PREPEND(reg->head, x, prev, next);
 	reg->count++;
 	/* What a peer in a user namespace could have sent depends on its maps (vouched). */
@@ -171,9 +179,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
 		                                  "%s needs an AF_UNIX SOCK_DGRAM socket: %s", method->name, strerror(-r));
 	}
-	ev.data.ptr = x;
-	if (epoll_ctl(server_epoll_fd(c->srv), EPOLL_CTL_ADD, x->fd, &ev) < 0) {
-		r = -errno;
+	if ((r = loop_watch_add(reg->loop, &x->watch, x->fd, EPOLLIN, true, exchange_event, x)) < 0) {
 		exchange_free(x);
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED, "cannot watch the Scm socket: %s",
 		                                  strerror(-r));
@@ -215,16 +221,182 @@ static int requester_of(const struct scm_exchange *x, struct requester *r, struc
 	r->cred.gid = x->cred[0].gid;
 	if (r->pid > 0)
 		r->pidfd = pidfd_open(r->pid, 0);
-	return requester_identify(server_ops(x->srv), r, e);
+	return requester_identify(x->reg->ops, r, e);
 }
 
-static int status(struct scm_exchange *x, int rc)
+/* What an operation gives back; its method's result kind says which and how it is sent (queue_answer). */
+struct scm_answer {
+	char *str;   /* SCM_RES_STRING */
+	int existed; /* SCM_RES_CREATE, SCM_RES_REMOVE: as ops_create and ops_remove set it */
+	pidv pids;
+	strv names;
+	keyv keys;
+};
+
+/*
+ * The operation of one method, with the exchange's arguments: the hierarchies its controller argument names (set,
+ * parsed from x->s[0]), the other strings and int32s before the fd (x->s, x->i) and the second credential
+ * (x->cred[1]). 0, or -1 with e set.
+ */
+typedef int (*scm_operation)(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                             const struct scm_exchange *x, struct scm_answer *a, struct err *e);
+
+static int op_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                             const struct scm_exchange *x, struct scm_answer *a, struct err *e)
 {
-	return scm_out_byte(&x->out, rc == 0 ? '1' : '0');
+	return ops_get_pid_cgroup(o, r, set, x->cred[1].pid, false, &a->str, e);
+}
+
+static int op_get_pid_cgroup_abs(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                                 const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_get_pid_cgroup(o, r, set, x->cred[1].pid, true, &a->str, e);
+}
+
+static int op_create(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                     const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_create(o, r, set, x->s[1], &a->existed, e);
+}
+
+static int op_chown(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                    const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_chown(o, r, set, x->s[1], x->cred[1].uid, x->cred[1].gid, e);
+}
+
+static int op_chmod(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                    const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_chmod(o, r, set, x->s[1], x->s[2], x->i[0], e);
+}
+
+static int op_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                       const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_move_pid(o, r, set, x->s[1], x->cred[1].pid, false, e);
+}
+
+static int op_move_pid_abs(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                           const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_move_pid(o, r, set, x->s[1], x->cred[1].pid, true, e);
+}
+
+static int op_get_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                        const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_get_value(o, r, set, x->s[1], x->s[2], &a->str, e);
+}
+
+static int op_set_value(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                        const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_set_value(o, r, set, x->s[1], x->s[2], x->s[3], e);
+}
+
+static int op_remove(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                     const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_remove(o, r, set, x->s[1], x->i[0] != 0, &a->existed, e);
+}
+
+static int op_get_tasks(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                        const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_get_tasks(o, r, set, x->s[1], false, &a->pids, e);
+}
+
+static int op_get_tasks_recursive(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                                  const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_get_tasks(o, r, set, x->s[1], true, &a->pids, e);
+}
+
+static int op_list_children(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                            const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_list_children(o, r, set, x->s[1], &a->names, e);
+}
+
+static int op_remove_on_empty(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                              const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_remove_on_empty(o, r, set, x->s[1], e);
+}
+
+static int op_prune(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                    const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_prune(o, r, set, x->s[1], &a->existed, e);
+}
+
+static int op_list_keys(struct ops *o, const struct requester *r, const struct hierarchy_set *set,
+                        const struct scm_exchange *x, struct scm_answer *a, struct err *e)
+{
+	return ops_list_keys(o, r, set, x->s[1], &a->keys, e);
+}
+
+/* Each row's operation, by its enum scm_method_id: here, not in the rows, so that scm/ stays below ops/. */
+static const scm_operation operations[SCM_METHOD_COUNT] = {
+    [SCM_GET_PID_CGROUP] = op_get_pid_cgroup,
+    [SCM_GET_PID_CGROUP_ABS] = op_get_pid_cgroup_abs,
+    [SCM_CREATE] = op_create,
+    [SCM_CHOWN] = op_chown,
+    [SCM_CHMOD] = op_chmod,
+    [SCM_MOVE_PID] = op_move_pid,
+    [SCM_MOVE_PID_ABS] = op_move_pid_abs,
+    [SCM_GET_VALUE] = op_get_value,
+    [SCM_SET_VALUE] = op_set_value,
+    [SCM_REMOVE] = op_remove,
+    [SCM_GET_TASKS] = op_get_tasks,
+    [SCM_GET_TASKS_RECURSIVE] = op_get_tasks_recursive,
+    [SCM_LIST_CHILDREN] = op_list_children,
+    [SCM_REMOVE_ON_EMPTY] = op_remove_on_empty,
+    [SCM_PRUNE] = op_prune,
+    [SCM_LIST_KEYS] = op_list_keys,
+};
+
+/* The answer of an operation that succeeded, as its method's result kind sends it. */
+static void queue_answer(struct scm_exchange *x, const struct scm_answer *a)
+{
+	switch (x->m->result) {
+	case SCM_RES_STATUS:
+		scm_out_byte(&x->out, '1');
+		break;
+	case SCM_RES_CREATE:
+	case SCM_RES_REMOVE:
+		scm_out_byte(&x->out, a->existed == 1 ? '2' : '1');
+		break;
+	case SCM_RES_STRING:
+		scm_out_string(&x->out, a->str);
+		break;
+	case SCM_RES_PIDS:
+		scm_out_pids(&x->out, a->pids.v, a->pids.n);
+		break;
+	case SCM_RES_NAMES:
+	case SCM_RES_KEYS: {
+		char *blob = NULL;
+		size_t len = 0, n = x->m->result == SCM_RES_NAMES ? a->names.n : a->keys.n;
+		FILE *f = open_memstream(&blob, &len);
+		for (size_t k = 0; f && k < n; k++) {
+			if (x->m->result == SCM_RES_NAMES)
+				fwrite(a->names.v[k], 1, strlen(a->names.v[k]) + 1, f);
+			else
+				fprintf(f, "%s\n%u\n%u\n%u\n", a->keys.v[k].name, (unsigned)a->keys.v[k].uid,
+				        (unsigned)a->keys.v[k].gid, (unsigned)a->keys.v[k].mode);
+		}
+		if (f)
+			fclose(f);
+		scm_out_blob(&x->out, blob ? (int32_t)n : -1, blob, len);
+		free(blob);
+		break;
+	}
+	}
 }
 
 /* The failure answer of the method, before the reason. */
-static void fail_result(struct scm_exchange *x)
+static void queue_failure(struct scm_exchange *x)
 {
 	switch (x->m->result) {
 	case SCM_RES_STRING:
@@ -243,100 +415,28 @@ static void fail_result(struct scm_exchange *x)
 /* Runs the operation and queues its answer. */
 static void run(struct scm_exchange *x)
 {
-	struct ops *o = server_ops(x->srv);
 	struct requester r = {.pidfd = -1, .cgroup_fd = -1};
-	struct err e = {0};
-	char *str = NULL;
-	pidv pids = {0};
-	strv names = {0};
-	keyv keys = {0};
+	struct scm_answer a = {0};
 	struct hierarchy_set set;
-	int rc = -1, n = 0;
+	struct err e = {0};
 
-	/* Every Scm method's first argument is a controller list, parsed here once. */
-	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0 || hierarchies_select(&o->hs, x->s[0], &set, &e) < 0)
-		goto answer_failure;
-	switch (x->m->result) {
-	case SCM_RES_STRING:
-		if (x->m->second == SCM_SECOND_PID)
-			rc = ops_get_pid_cgroup(o, &r, &set, x->cred[1].pid, strcmp(x->m->plain, "GetPidCgroupAbs") == 0,
-			                        &str, &e);
-		else
-			rc = ops_get_value(o, &r, &set, x->s[1], x->s[2], &str, &e);
-		scm_out_string(&x->out, rc == 0 ? str : NULL);
-		break;
-	case SCM_RES_CREATE:
-		rc = ops_create(o, &r, &set, x->s[1], &n, &e);
-		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
-		break;
-	case SCM_RES_REMOVE:
-		if (strcmp(x->m->plain, "Remove") == 0)
-			rc = ops_remove(o, &r, &set, x->s[1], x->i[0] != 0, &n, &e);
-		else
-			rc = ops_prune(o, &r, &set, x->s[1], &n, &e);
-		scm_out_byte(&x->out, rc < 0 ? '0' : n == 1 ? '2' : '1');
-		break;
-	case SCM_RES_PIDS:
-		rc = ops_get_tasks(o, &r, &set, x->s[1], strcmp(x->m->plain, "GetTasksRecursive") == 0, &pids, &e);
-		if (rc == 0)
-			scm_out_pids(&x->out, pids.v, pids.n);
-		else
-			scm_out_int32(&x->out, -1);
-		break;
-	case SCM_RES_NAMES:
-	case SCM_RES_KEYS: {
-		char *blob = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&blob, &len);
-		if (x->m->result == SCM_RES_NAMES) {
-			rc = ops_list_children(o, &r, &set, x->s[1], &names, &e);
-			for (size_t k = 0; rc == 0 && f && k < names.n; k++)
-				fwrite(names.v[k], 1, strlen(names.v[k]) + 1, f);
-			n = (int)names.n;
-		} else {
-			rc = ops_list_keys(o, &r, &set, x->s[1], &keys, &e);
-			for (size_t k = 0; rc == 0 && f && k < keys.n; k++)
-				fprintf(f, "%s\n%u\n%u\n%u\n", keys.v[k].name, (unsigned)keys.v[k].uid, (unsigned)keys.v[k].gid,
-				        (unsigned)keys.v[k].mode);
-			n = (int)keys.n;
-		}
-		if (f)
-			fclose(f);
-		scm_out_blob(&x->out, rc == 0 && blob ? n : -1, blob, len);
-		free(blob);
-		break;
-	}
-	case SCM_RES_STATUS:
-		if (strcmp(x->m->plain, "Chown") == 0)
-			rc = ops_chown(o, &r, &set, x->s[1], x->cred[1].uid, x->cred[1].gid, &e);
-		else if (strcmp(x->m->plain, "Chmod") == 0)
-			rc = ops_chmod(o, &r, &set, x->s[1], x->s[2], x->i[0], &e);
-		else if (strcmp(x->m->plain, "MovePid") == 0 || strcmp(x->m->plain, "MovePidAbs") == 0)
-			rc = ops_move_pid(o, &r, &set, x->s[1], x->cred[1].pid, strcmp(x->m->plain, "MovePidAbs") == 0, &e);
-		else if (strcmp(x->m->plain, "SetValue") == 0)
-			rc = ops_set_value(o, &r, &set, x->s[1], x->s[2], x->s[3], &e);
-		else
-			rc = ops_remove_on_empty(o, &r, &set, x->s[1], &e);
-		status(x, rc);
-		break;
-	}
-	if (rc < 0) {
-		log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)r.pid, (int)x->proxy.pid, e.msg);
+	/* Every Scm method's first argument is a controller list: parsed here, once, into the hierarchies it names. */
+	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0 ||
+	    hierarchies_select(&x->reg->ops->hs, x->s[0], &set, &e) < 0 ||
+	    operations[scm_method_id(x->m)](x->reg->ops, &r, &set, x, &a, &e) < 0) {
+		log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)x->cred[0].pid, (int)x->proxy.pid, e.msg);
+		queue_failure(x);
 		scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
+	} else {
+		queue_answer(x, &a);
 	}
-	goto out;
-answer_failure:
-	log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)x->cred[0].pid, (int)x->proxy.pid, e.msg);
-	fail_result(x);
-	scm_out_reason(&x->out, dbus_error_name(e.kind), e.msg);
-out:
 	if (r.pidfd >= 0)
 		close(r.pidfd);
 	requester_release(&r);
-	free(str);
-	pidv_free(&pids);
-	strv_free(&names);
-	keyv_free(&keys);
+	free(a.str);
+	pidv_free(&a.pids);
+	strv_free(&a.names);
+	keyv_free(&a.keys);
 }
 
 static bool receive_credential(struct scm_exchange *x)
@@ -363,13 +463,13 @@ static bool receive_credential(struct scm_exchange *x)
 
 static void start_writing(struct scm_exchange *x)
 {
-	struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = x};
 	x->writing = true;
-	epoll_ctl(server_epoll_fd(x->srv), EPOLL_CTL_MOD, x->fd, &ev);
+	loop_watch_set_events(x->reg->loop, &x->watch, EPOLLOUT);
 }
 
-void scm_exchange_event(struct scm_exchange *x, uint32_t events)
+static void exchange_event(void *owner, uint32_t events)
 {
+	struct scm_exchange *x = owner;
 	int needed = x->m->second == SCM_SECOND_NONE ? 1 : 2;
 	if (!x->writing) {
 		if (!receive_credential(x)) {
@@ -388,28 +488,15 @@ void scm_exchange_event(struct scm_exchange *x, uint32_t events)
 		exchange_free(x); /* all sent, or the client is gone */
 }
 
-uint64_t scm_registry_next_deadline(const struct scm_registry *reg)
+static void exchange_expired(void *owner, uint64_t now)
 {
-	uint64_t best = UINT64_MAX;
-	for (const struct scm_exchange *x = reg->head; x; x = x->next)
-		if (x->deadline < best)
-			best = x->deadline;
-	return best;
-}
-
-void scm_registry_expire(struct scm_registry *reg, uint64_t now)
-{
-	for (struct scm_exchange *x = reg->head, *next; x; x = next) {
-		next = x->next;
-		if (x->deadline > now)
-			continue;
-		if (x->orphaned)
-			log_debug("%s from pid %d: its connection closed before the credentials came; dropped", x->m->name,
-			          (int)x->proxy.pid);
-		else
-			log_info("%s from pid %d: no credentials in time; dropped", x->m->name, (int)x->proxy.pid);
-		exchange_free(x);
-	}
+	struct scm_exchange *x = owner;
+	if (x->orphaned)
+		log_debug("%s from pid %d: its connection closed before the credentials came; dropped", x->m->name,
+		          (int)x->proxy.pid);
+	else
+		log_info("%s from pid %d: no credentials in time; dropped", x->m->name, (int)x->proxy.pid);
+	exchange_free(x);
 }
 
 void scm_registry_cancel_conn(struct scm_registry *reg, unsigned conn_serial)
@@ -419,7 +506,7 @@ void scm_registry_cancel_conn(struct scm_registry *reg, unsigned conn_serial)
 		/* Not freed here: an event of this turn may still name it. */
 		if (x->conn_serial == conn_serial && !x->writing) {
 			x->orphaned = true;
-			x->deadline = 0;
+			loop_timer_set(reg->loop, &x->deadline, 0);
 		}
 	}
 }

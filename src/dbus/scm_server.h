@@ -4,28 +4,26 @@
  * until the client's credentials have arrived and the result is out.
  */
 #pragma once
-#include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "ops/ops.h"
 #include "scm/scm_methods.h"
 
 struct conn;
+struct loop;
 struct scm_exchange;
 
-#define LOOP_ITEM_CONN 1
-#define LOOP_ITEM_SCM 2
-
-/* Handles an XxxScm method call on c; replies to m. */
-int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method);
-void scm_exchange_event(struct scm_exchange *x, uint32_t events);
-
-/* The exchanges a server has under way. */
+/* The exchanges one server has under way: their sockets and deadlines are in its loop; ops runs them. */
 struct scm_registry {
+	struct loop *loop;
+	struct ops *ops;
 	struct scm_exchange *head;
 	unsigned count;
 };
-uint64_t scm_registry_next_deadline(const struct scm_registry *reg);
-void scm_registry_expire(struct scm_registry *reg, uint64_t now);
+
+void scm_registry_init(struct scm_registry *reg, struct loop *loop, struct ops *ops);
+/* Handles an XxxScm method call on c, in c's registry (c->scm); replies to m. */
+int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_method *method);
 /* The connection that started them closed: the exchanges still waiting for credentials end (a datagram
  * socket does not tell when its peer is gone, so they would wait for their deadline). */
 void scm_registry_cancel_conn(struct scm_registry *reg, unsigned conn_serial);

@@ -9,15 +9,15 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgfs/proc.h"
 #include "dbus/acceptor.h"
 #include "dbus/conn.h"
+#include "dbus/deferred.h"
+#include "dbus/loop.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
-#include "dbus/deferred.h"
 #include "ops/release.h"
 #include "util/list.h"
 #include "util/log.h"
@@ -41,10 +41,14 @@
 #define CONN_SNDBUF (16 * 1024)
 struct server {
 	struct ops *ops;
-	int epfd, signal_fd;
+	struct loop *loop;
+	int signal_fd;
+	struct loop_watch signal_watch, release_watch, handover_watch;
+	bool stopping;                      /* a signal said so in this turn */
+	bool handed_over;                   /* the acceptor has a connection ready in this turn */
 	struct conn *conns;
 	struct conn *busy;                  /* to be processed next turn */
-	unsigned serial, rotation;
+	unsigned serial;
 	uint64_t turn;                      /* counts the turns of the loop, for the accounts' shares */
 	struct admission adm;   /* every connection is charged there by the acceptor, released by conn_free */
 	struct acceptor *acceptor; /* started by the first turn, once server_set_limits had its say */
@@ -57,44 +61,9 @@ struct server {
 	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
 };
 
-/* Tags for the epoll entries that are not connections. */
-static char tag_accepted, tag_signal, tag_release;
-
-struct ops *conn_ops(const struct conn *c)
-{
-	return c->srv->ops;
-}
-
-struct deferred_registry *server_deferred(struct server *s)
-{
-	return &s->deferred;
-}
-
 void *server_app(struct server *s)
 {
 	return s->app;
-}
-
-struct ops *server_ops(struct server *s)
-{
-	return s->ops;
-}
-
-int server_epoll_fd(struct server *s)
-{
-	return s->epfd;
-}
-
-struct scm_registry *server_scm(struct server *s)
-{
-	return &s->scm;
-}
-
-uint64_t now_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
 unsigned server_default_max_conns(void)
@@ -142,7 +111,7 @@ static void conn_free(struct server *s, struct conn *c)
 {
 	deferred_cancel_conn(&s->deferred, c);
 	scm_registry_cancel_conn(&s->scm, c->serial);
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	loop_watch_remove(s->loop, &c->watch);
 	LIST_REMOVE(s->conns, c, prev, next);
 	busy_remove(s, c);
 	/* Never a flush: that would wait, with every other client, for one that does not read. The bus
@@ -274,31 +243,28 @@ static int conn_update_events(struct server *s, struct conn *c)
 	/* sd-bus reads from the intake; the client is read when sd-bus is through with what came before. */
 	uint32_t want = (ev & POLLOUT ? EPOLLOUT : 0) |
 	                (c->drained && !c->throttled && !c->in.eof && !intake_pending(&c->in) ? EPOLLIN : 0);
-	if (want == c->epoll_events)
-		return 0;
-	struct epoll_event e = {.events = want, .data.ptr = c};
-	if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &e) < 0)
-		return -errno;
-	c->epoll_events = want;
-	return 0;
+	return loop_watch_set_events(s->loop, &c->watch, want);
 }
+
+static void conn_event(void *owner, uint32_t events);
 
 /* Sets up a connection the acceptor handed over (and takes it over: on failure, it is dropped). */
 static int conn_new(struct server *s, struct accepted *a)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 	int r = c ? sd_bus_add_filter(a->bus, NULL, on_any_message, c) : -ENOMEM;
 
-	if (r >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, a->fd, &ev) < 0)
-		r = -errno;
+	if (r >= 0)
+		r = loop_watch_add(s->loop, &c->watch, a->fd, EPOLLIN, true, conn_event, c);
 	if (r < 0) {
 		accepted_drop(&s->adm, a);
 		free(c);
 		return r;
 	}
-	c->kind = LOOP_ITEM_CONN;
 	c->srv = s;
+	c->ops = s->ops;
+	c->scm = &s->scm;
+	c->deferred = &s->deferred;
 	c->fd = a->fd;
 	c->slot = a->slot;
 	c->req = a->req;
@@ -307,7 +273,6 @@ static int conn_new(struct server *s, struct accepted *a)
 	free(a);
 	c->drained = true;
 	c->serial = ++s->serial;
-	c->epoll_events = EPOLLIN;
 	LIST_PREPEND(s->conns, c, prev, next);
 	/* Authenticated: its replies get a socket buffer of a normal size (sd-bus made it 8 MiB). */
 	int sz = CONN_SNDBUF;
@@ -318,7 +283,8 @@ static int conn_new(struct server *s, struct accepted *a)
 	return 0;
 }
 
-void server_conn_wake(struct conn *c)
+/* A call of c that waited was answered: its reply may wait for the socket (dbus/deferred.h). */
+static void conn_wake(struct conn *c)
 {
 	if (conn_update_events(c->srv, c) < 0)
 		busy_add(c->srv, c); /* processed (and, if dead, dropped) on the next turn */
@@ -403,6 +369,14 @@ static bool conn_process(struct server *s, struct conn *c, uint32_t events)
 	return keep;
 }
 
+/* Its socket is ready: its turn. */
+static void conn_event(void *owner, uint32_t events)
+{
+	struct conn *c = owner;
+	if (!conn_process(c->srv, c, events))
+		conn_free(c->srv, c);
+}
+
 /* --- accepting --- */
 
 /* Sets up what the acceptor admitted, one per turn. */
@@ -414,30 +388,33 @@ static void take_accepted(struct server *s)
 		log_warn("cannot set up a client connection: %s", strerror(-r));
 }
 
-/* Milliseconds until the nearest deadline (Scm exchanges, waiting calls, the release tick). */
-static int next_timeout(struct server *s)
+/* The acceptor has connections ready: one is taken once this turn's events are served. */
+static void on_handover(void *owner, uint32_t events)
 {
-	uint64_t now = now_usec(), best = scm_registry_next_deadline(&s->scm), due = deferred_next_due(&s->deferred);
-	int rel = s->ops ? release_watch_timeout_ms(s->ops->release) : -1;
-
-	if (s->busy)
-		return 0;
-	if (due < best)
-		best = due;
-	if (best != UINT64_MAX) {
-		uint64_t ms = best <= now ? 0 : (best - now + 999) / 1000;
-		if (rel < 0 || ms < (uint64_t)rel)
-			rel = ms > 60000 ? 60000 : (int)ms;
-	}
-	return rel;
+	struct server *s = owner;
+	s->handed_over = true;
 }
 
-static void expire(struct server *s)
+static void on_signal(void *owner, uint32_t events)
 {
-	uint64_t now = now_usec();
-	scm_registry_expire(&s->scm, now);
-	deferred_run_due(&s->deferred, now);
-	/* What was busy when the turn began; what becomes busy now waits for the next turn. */
+	struct server *s = owner;
+	struct signalfd_siginfo si;
+	if (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		log_info("signal %u received; shutting down", si.ssi_signo);
+		s->stopping = true;
+		loop_break(s->loop);
+	}
+}
+
+static void on_release(void *owner, uint32_t events)
+{
+	struct server *s = owner;
+	release_watch_process(s->ops->release);
+}
+
+/* Serves the connections that were busy when the turn began; what becomes busy now waits for the next turn. */
+static void serve_busy(struct server *s)
+{
 	struct conn *todo = s->busy;
 	s->busy = NULL;
 	for (struct conn *c = todo; c; c = c->busy_next)
@@ -458,19 +435,20 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t mask;
-	struct epoll_event ev = {.events = EPOLLIN};
+	int r = 0;
 
 	if (!s) {
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
-	admission_init(&s->adm, server_default_max_conns(), SERVER_DEFAULT_CONNS_PER_UID, SERVER_DEFAULT_MAX_MESSAGE);
+	admission_init(&s->adm, server_default_max_conns(), SERVER_ROOT_RESERVED_CONNS, SERVER_DEFAULT_CONNS_PER_UID,
+	               SERVER_DEFAULT_MAX_MESSAGE);
 	s->ops = o;
 	s->iface0 = iface0;
 	s->iface1 = iface1;
 	s->app = app;
 	s->signal_fd = -1;
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->loop = loop_new();
 	s->scratch = malloc(INTAKE_CHUNK);
 	sd_id128_randomize(&s->id);
 	sigemptyset(&mask);
@@ -479,17 +457,23 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (!s->scratch || s->epfd < 0 || s->signal_fd < 0) {
+	if (!s->scratch || !s->loop || s->signal_fd < 0) {
 		err_errno(e, errno, "cannot set up the event loop");
 		server_free(s);
 		return NULL;
 	}
 	s->listen_fd = listen_fd;
-	ev.data.ptr = &tag_signal;
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->signal_fd, &ev);
-	ev.data.ptr = &tag_release;
-	if (o)
-		epoll_ctl(s->epfd, EPOLL_CTL_ADD, release_watch_fd(o->release), &ev);
+	scm_registry_init(&s->scm, s->loop, o);
+	deferred_registry_init(&s->deferred, s->loop, conn_wake);
+	/* A signal stops the server even in a turn whose time is spent. */
+	r = loop_watch_add(s->loop, &s->signal_watch, s->signal_fd, EPOLLIN, false, on_signal, s);
+	if (r >= 0 && o)
+		r = loop_watch_add(s->loop, &s->release_watch, release_watch_fd(o->release), EPOLLIN, true, on_release, s);
+	if (r < 0) {
+		err_errno(e, -r, "cannot set up the event loop");
+		server_free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -497,69 +481,54 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 static int start_accepting(struct server *s)
 {
 	struct err e;
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &tag_accepted};
+	int r;
 	if (!(s->acceptor = acceptor_start(s->listen_fd, &s->adm, s->ops, s->id, AUTH_TIMEOUT_USEC, &e))) {
 		log_error("%s", e.msg);
 		return -1;
 	}
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, acceptor_fd(s->acceptor), &ev);
+	/* Noted in every turn, however long: busy clients cannot keep new ones (root too) out. */
+	if ((r = loop_watch_add(s->loop, &s->handover_watch, acceptor_fd(s->acceptor), EPOLLIN, false, on_handover,
+	                        s)) < 0) {
+		log_error("cannot watch the acceptor's connections: %s", strerror(-r));
+		return -1;
+	}
 	return 0;
 }
 
 int server_turn(struct server *s, int timeout_ms)
 {
-	struct epoll_event evs[64];
 	if (!s->acceptor && start_accepting(s) < 0)
 		return -1;
-	int due_ms = next_timeout(s);
+	/* No wait while connections are busy, nor beyond the release watch's next tick (nor, loop_dispatch sees to
+	 * it, beyond the nearest deadline). */
+	int due_ms = s->busy ? 0 : s->ops ? release_watch_timeout_ms(s->ops->release) : -1;
 	if (due_ms >= 0 && (timeout_ms < 0 || due_ms < timeout_ms))
 		timeout_ms = due_ms;
-	int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
-	bool accepted = false;
+	s->stopping = s->handed_over = false;
 	s->turn++;
-	uint64_t t0 = now_usec();
-
-	if (n < 0 && errno != EINTR) {
-		log_error("epoll_wait: %s", strerror(errno));
+	if (loop_dispatch(s->loop, timeout_ms, EVENTS_BUDGET_USEC) < 0)
 		return -1;
-	}
-	/* The events are served from a rotating start: those left for the next turn (which epoll reports
-	 * again, in the same order) are not always the same ones. */
-	int first = n > 0 ? (int)(s->rotation++ % (unsigned)n) : 0;
-	for (int k = 0; k < n; k++) {
-		int i = (first + k) % n;
-		void *p = evs[i].data.ptr;
-		if (p == &tag_signal) {
-			struct signalfd_siginfo si;
-			if (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
-				log_info("signal %u received; shutting down", si.ssi_signo);
-				return 1;
-			}
-		} else if (p == &tag_accepted) {
-			accepted = true;
-		} else if (now_usec() - t0 > EVENTS_BUDGET_USEC) {
-			continue; /* the next turn's */
-		} else if (p == &tag_release) {
-			release_watch_process(s->ops->release);
-		} else if (*(int *)p == LOOP_ITEM_SCM) {
-			scm_exchange_event(p, evs[i].events);
-		} else if (!conn_process(s, p, evs[i].events)) {
-			conn_free(s, p);
-		}
-	}
+	if (s->stopping)
+		return 1;
 	/* New connections after the clients that were waiting; one each turn however long it was, so that
 	 * busy clients cannot keep others (root too) out. */
-	if (accepted)
+	if (s->handed_over)
 		take_accepted(s);
 	if (s->ops)
 		release_watch_tick(s->ops->release);
-	expire(s);
+	loop_run_due(s->loop);
+	serve_busy(s);
 	return 0;
 }
 
 bool server_serves_any(const struct server *s)
 {
 	return s->conns != NULL;
+}
+
+bool server_has_waiting_calls(const struct server *s)
+{
+	return s->deferred.head != NULL;
 }
 
 int server_run(struct server *s)
@@ -574,6 +543,7 @@ void server_free(struct server *s)
 {
 	if (!s)
 		return;
+	/* Closes the hand-over pipe, which leaves the loop with it. */
 	acceptor_stop(s->acceptor);
 	scm_registry_free(&s->scm);
 	deferred_free_all(&s->deferred);
@@ -581,8 +551,7 @@ void server_free(struct server *s)
 		conn_free(s, s->conns);
 	if (s->signal_fd >= 0)
 		close(s->signal_fd);
-	if (s->epfd >= 0)
-		close(s->epfd);
+	loop_free(s->loop);
 	admission_destroy(&s->adm);
 	free(s->scratch);
 	free(s);

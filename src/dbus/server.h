@@ -55,4 +55,6 @@ int server_run(struct server *s);
 int server_turn(struct server *s, int timeout_ms);
 /* Whether the serving thread has taken over any connection (the acceptor hands them over authenticated). */
 bool server_serves_any(const struct server *s);
+/* Whether calls wait on the kernel (dbus/deferred.h): a turn then ends by the time the next is stepped. */
+bool server_has_waiting_calls(const struct server *s);
 void server_free(struct server *s);

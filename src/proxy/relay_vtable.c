@@ -11,7 +11,6 @@ static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	struct upstream *up = server_app(c->srv);
 	const struct scm_method *method = scm_method_by_plain(sd_bus_message_get_member(m));
-	(void)ret;
 	if (!method)
 		return upstream_relay_plain(up, m);
 	struct scm_request q = {
@@ -24,8 +23,6 @@ static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
 
 static int p_no_chain(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	(void)u;
-	(void)ret;
 	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NOT_SUPPORTED,
 	                                  "cgproxy does not relay %s: a proxy cannot vouch for a requester another proxy "
 	                                  "relayed; send Scm calls to the host's cgmanager socket",
@@ -35,7 +32,6 @@ static int p_no_chain(sd_bus_message *m, void *u, sd_bus_error *ret)
 static int p_api_version(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
                          void *u, sd_bus_error *ret)
 {
-	(void)bus, (void)path, (void)iface, (void)prop, (void)u, (void)ret;
 	return sd_bus_message_append(reply, "i", (int32_t)CGMANAGER_API_VERSION);
 }
 
@@ -92,7 +88,6 @@ static int p_key_api_upstream(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
 	struct upstream *up = server_app(c->srv);
-	(void)ret;
 	return sd_bus_reply_method_errorf(m, CGM1_ERROR_UPSTREAM,
 	                                  "cgproxy does not relay the key API (%s); " CGM1_UPSTREAM_MARK "%s",
 	                                  sd_bus_message_get_member(m), up->path);

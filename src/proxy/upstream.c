@@ -127,15 +127,42 @@ static int reply_refusal(sd_bus_message *m, int fd, const struct scm_method *met
 	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "cgmanager refused %s", method->name);
 }
 
-static int reply_result(sd_bus_message *m, int fd, const struct scm_method *method)
+/* The daemon sent a failure result; its reason follows (reply_refusal). Not an errno. */
+#define REFUSED 1
+
+/* A names or keys result: its count, then its length and its entries as one block (NUL-ended here). */
+static int recv_block(int fd, int32_t *count, char **data, uint32_t *len)
 {
-	char buf[65536];
 	struct ucred c;
 	bool have;
-	sd_bus_message *reply = NULL;
+	*len = 0;
+	if (recv_part(fd, count, sizeof(*count), &c, &have) != sizeof(*count) || *count < 0)
+		return REFUSED;
+	if (*count > 0 && recv_part(fd, len, sizeof(*len), &c, &have) != sizeof(*len))
+		return REFUSED;
+	if (!(*data = calloc(1, (size_t)*len + 1)))
+		return -ENOMEM;
+	if (*count > 0 && recv_part(fd, *data, *len, &c, &have) != (ssize_t)*len) {
+		free(*data);
+		return REFUSED;
+	}
+	return 0;
+}
+
+/*
+ * Reads the result as the method's result kind sends it into reply, whose signature is the plain method's
+ * (the row's plain_reply; an array is open). 0, REFUSED or -errno.
+ */
+static int read_result(sd_bus_message *reply, int fd, const struct scm_method *method)
+{
+	const char *sig = method->plain_reply;
+	char buf[65536], *data = NULL;
+	struct ucred c;
+	bool have;
 	int32_t count;
+	uint32_t len;
 	ssize_t n;
-	int r;
+	int r = 0;
 
 	switch (method->result) {
 	case SCM_RES_STATUS:
@@ -143,49 +170,37 @@ static int reply_result(sd_bus_message *m, int fd, const struct scm_method *meth
 	case SCM_RES_REMOVE:
 		n = recv_part(fd, buf, 1, &c, &have);
 		if (n != 1 || buf[0] == '0')
-			return reply_refusal(m, fd, method);
-		if (method->result == SCM_RES_STATUS || strcmp(method->plain_reply, "") == 0)
-			return sd_bus_reply_method_return(m, "");
-		return sd_bus_reply_method_return(m, "i", buf[0] == '2' ? 1 : -1);
+			return REFUSED;
+		/* Whether the cgroup was there, for the plain methods that say it. */
+		if (*sig)
+			r = sd_bus_message_append_basic(reply, *sig, &(int32_t){buf[0] == '2' ? 1 : -1});
+		break;
 	case SCM_RES_STRING:
 		n = recv_part(fd, buf, sizeof(buf) - 1, &c, &have);
 		if (n <= 0)
-			return reply_refusal(m, fd, method);
+			return REFUSED;
 		buf[n] = '\0';
-		return sd_bus_reply_method_return(m, "s", buf);
+		r = sd_bus_message_append_basic(reply, *sig, buf);
+		break;
 	case SCM_RES_PIDS:
 		if (recv_part(fd, &count, sizeof(count), &c, &have) != sizeof(count) || count < 0)
-			return reply_refusal(m, fd, method);
-		r = sd_bus_message_new_method_return(m, &reply);
-		r = r < 0 ? r : sd_bus_message_open_container(reply, 'a', "i");
+			return REFUSED;
 		for (int32_t k = 0; r >= 0 && k < count; k++) {
 			n = recv_part(fd, buf, 1, &c, &have);
 			if (n < 0)
 				r = (int)n;
 			/* 0: a task this namespace cannot see. */
 			else if (have && c.pid > 0)
-				r = sd_bus_message_append_basic(reply, 'i', &c.pid);
+				r = sd_bus_message_append_basic(reply, sig[1], &c.pid);
 		}
 		break;
 	case SCM_RES_NAMES:
-	case SCM_RES_KEYS: {
-		uint32_t len = 0;
-		if (recv_part(fd, &count, sizeof(count), &c, &have) != sizeof(count) || count < 0)
-			return reply_refusal(m, fd, method);
-		if (count > 0 && recv_part(fd, &len, sizeof(len), &c, &have) != sizeof(len))
-			return reply_refusal(m, fd, method);
-		char *data = calloc(1, (size_t)len + 1);
-		if (!data)
-			return -ENOMEM;
-		if (count > 0 && recv_part(fd, data, len, &c, &have) != (ssize_t)len) {
-			free(data);
-			return reply_refusal(m, fd, method);
-		}
-		r = sd_bus_message_new_method_return(m, &reply);
-		r = r < 0 ? r : sd_bus_message_open_container(reply, 'a', method->result == SCM_RES_NAMES ? "s" : "(suuu)");
+	case SCM_RES_KEYS:
+		if ((r = recv_block(fd, &count, &data, &len)) != 0)
+			return r;
 		for (char *p = data; r >= 0 && count-- > 0 && p < data + len;) {
 			if (method->result == SCM_RES_NAMES) {
-				r = sd_bus_message_append_basic(reply, 's', p);
+				r = sd_bus_message_append_basic(reply, sig[1], p);
 				p += strlen(p) + 1;
 				continue;
 			}
@@ -196,16 +211,32 @@ static int reply_result(sd_bus_message *m, int fd, const struct scm_method *meth
 				r = -EPROTO;
 				break;
 			}
-			r = sd_bus_message_append(reply, "(suuu)", name, uid, gid, mode);
+			r = sd_bus_message_append(reply, sig + 1, name, uid, gid, mode);
 			p += used;
 		}
 		free(data);
 		break;
-	}
 	default:
-		return -EINVAL;
+		r = -EINVAL;
 	}
+	return r < 0 ? r : 0;
+}
+
+static int reply_result(sd_bus_message *m, int fd, const struct scm_method *method)
+{
+	sd_bus_message *reply = NULL;
+	const char *sig = method->plain_reply;
+	int r = sd_bus_message_new_method_return(m, &reply);
+
+	if (r >= 0 && sig[0] == SD_BUS_TYPE_ARRAY)
+		r = sd_bus_message_open_container(reply, SD_BUS_TYPE_ARRAY, sig + 1);
 	if (r >= 0)
+		r = read_result(reply, fd, method);
+	if (r == REFUSED) {
+		sd_bus_message_unref(reply);
+		return reply_refusal(m, fd, method);
+	}
+	if (r >= 0 && sig[0] == SD_BUS_TYPE_ARRAY)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);

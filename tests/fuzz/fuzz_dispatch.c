@@ -48,7 +48,7 @@
 #include "cgfs/hierarchy_parse.h"
 #include "cgfs/proc.h"
 #include "dbus/conn.h"
-#include "dbus/deferred.h"
+#include "dbus/loop.h"
 #include "dbus/server.h"
 #include "ops/ops.h"
 #include "ops/quota.h"
@@ -594,9 +594,10 @@ static int on_message(sd_bus_message *m, void *u, sd_bus_error *ret)
 }
 
 /*
- * Drives both ends until done(), or until nothing moves: a few turns without a call waiting in the
- * deferred registry. A waiting call (Kill, Freeze, Delete) is stepped when due, so the turn then sleeps
- * until then; the real loop would too. Neither sd-bus nor the server blocks here otherwise.
+ * Drives both ends until done(), or until nothing moves: a few turns without a call waiting on the kernel.
+ * A waiting call (Kill, Freeze, Delete) is stepped when due, so the turn then sleeps until then (the loop
+ * waits no longer than its nearest deadline); the real loop would too. Neither sd-bus nor the server blocks
+ * here otherwise.
  */
 static void pump(sd_bus *client, struct server *s, bool (*done)(void *), void *u, int idle_turns)
 {
@@ -604,11 +605,10 @@ static void pump(sd_bus *client, struct server *s, bool (*done)(void *), void *u
 	for (int t = 0; t < 2000 && idle < idle_turns && !(done && done(u)); t++) {
 		while (sd_bus_process(client, NULL) > 0)
 			;
-		uint64_t due = deferred_next_due(server_deferred(s)), now = now_usec();
-		int wait = due == UINT64_MAX ? 0 : due <= now ? 0 : (int)((due - now + 999) / 1000);
+		bool waiting = server_has_waiting_calls(s);
 		/* Idle: no call waiting and nothing left to write (a long message takes several turns to go). */
-		idle = due == UINT64_MAX && !(sd_bus_get_events(client) & POLLOUT) ? idle + 1 : 0;
-		FUZZ_CHECK(server_turn(s, wait) == 0);
+		idle = !waiting && !(sd_bus_get_events(client) & POLLOUT) ? idle + 1 : 0;
+		FUZZ_CHECK(server_turn(s, waiting ? -1 : 0) == 0);
 	}
 	while (sd_bus_process(client, NULL) > 0)
 		;

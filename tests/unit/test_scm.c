@@ -1,10 +1,11 @@
-/* The Scm side channel's decoder of received control data (scm/scm_io.h). */
+/* The Scm side channel: its decoder of received control data (scm/scm_io.h), its methods (scm/scm_methods.h). */
 #include <stdalign.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
 #include "scm/scm_io.h"
+#include "scm/scm_methods.h"
 
 static union {
 	struct cmsghdr h;
@@ -64,10 +65,53 @@ static void reports_every_fd_that_fits(void)
 	CHECK(n > 8 && got.nfds == n && got.fds[n - 1] == (int)n + 99);
 }
 
+/* The reply signature each result kind can fill (cgproxy's reply_result reads the result into it). */
+static bool reply_fits_result(const char *reply, enum scm_result result)
+{
+	switch (result) {
+	case SCM_RES_STATUS:
+		return !strcmp(reply, "");
+	case SCM_RES_CREATE:
+	case SCM_RES_REMOVE:
+		return !strcmp(reply, "") || !strcmp(reply, "i");
+	case SCM_RES_STRING:
+		return !strcmp(reply, "s");
+	case SCM_RES_PIDS:
+		return !strcmp(reply, "ai");
+	case SCM_RES_NAMES:
+		return !strcmp(reply, "as");
+	case SCM_RES_KEYS:
+		return !strcmp(reply, "a(suuu)");
+	}
+	return false;
+}
+
+/* Every row is filled, found by both its names, and its signatures agree with how its result travels. */
+static void method_rows_are_whole(void)
+{
+	for (unsigned i = 0; i < SCM_METHOD_COUNT; i++) {
+		const struct scm_method *m = &scm_methods[i];
+		char scm_name[64];
+		CHECK(m->name && m->plain && m->args && m->plain_args && m->plain_reply);
+		if (!m->name || !m->plain || !m->args || !m->plain_args || !m->plain_reply)
+			continue;
+		snprintf(scm_name, sizeof(scm_name), "%sScm", m->plain);
+		CHECK_STR(m->name, scm_name);
+		CHECK(scm_method_by_name(m->name) == m && scm_method_by_plain(m->plain) == m);
+		CHECK(scm_method_id(m) == (enum scm_method_id)i);
+		/* The Scm call takes the plain call's first arguments; the rest travel as the second credential. */
+		CHECK(strncmp(m->plain_args, m->args, strlen(m->args)) == 0);
+		CHECK((m->second == SCM_SECOND_NONE) == (strlen(m->args) == strlen(m->plain_args)));
+		CHECK(reply_fits_result(m->plain_reply, m->result));
+	}
+	CHECK(scm_method_by_name("Create") == NULL && scm_method_by_plain("CreateScm") == NULL);
+}
+
 int main(void)
 {
 	RUN(decodes_credential_and_fds);
 	RUN(stops_at_lying_headers);
 	RUN(reports_every_fd_that_fits);
+	RUN(method_rows_are_whole);
 	return CHECK_EXIT();
 }
