@@ -5,9 +5,39 @@
 #include "dbus/errors.h"
 #include "dbus/scm_server.h"
 
-#define OPS(c) conn_ops(c)
+/*
+ * A 0.42 call's leading arguments, parsed once: the hierarchies its controller argument names and, for the calls
+ * that have one, the cgroup. The handlers below work on these, not on the message.
+ */
+struct call {
+	struct ops *ops;
+	const struct requester *req;
+	struct hierarchy_set set;
+	const char *cgroup;
+	struct err e;
+};
 
-static int m_ping(sd_bus_message *m, void *userdata, sd_bus_error *ret)
+/* Reads the controller argument into q->set; a name no hierarchy has is the call's D-Bus error. */
+static int read_controller(sd_bus_message *m, struct conn *c, struct call *q, sd_bus_error *ret)
+{
+	const char *ctrl;
+	int r = sd_bus_message_read(m, "s", &ctrl);
+	*q = (struct call){.ops = conn_ops(c), .req = &c->req};
+	if (r < 0)
+		return r;
+	if (hierarchies_select(&q->ops->hs, ctrl, &q->set, &q->e) < 0)
+		return sd_bus_error_set(ret, dbus_error_name(q->e.kind), q->e.msg);
+	return 0;
+}
+
+/* The controller and the cgroup that most 0.42 calls start with. */
+static int read_target(sd_bus_message *m, struct conn *c, struct call *q, sd_bus_error *ret)
+{
+	int r = read_controller(m, c, q, ret);
+	return r < 0 ? r : sd_bus_message_read(m, "s", &q->cgroup);
+}
+
+static int m_ping(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	int junk;
 	int r = sd_bus_message_read(m, "i", &junk);
@@ -16,19 +46,15 @@ static int m_ping(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	return sd_bus_reply_method_return(m, "");
 }
 
-static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute)
+static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute, sd_bus_error *ret)
 {
-	const char *ctrl;
-	int pid;
+	struct call q;
 	char *out = NULL;
-	struct hierarchy_set set;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "si", &ctrl, &pid);
-	if (r < 0)
+	int pid, r = read_controller(m, c, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "i", &pid)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_get_pid_cgroup(OPS(c), &c->req, &set, pid, absolute, &out, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_get_pid_cgroup(q.ops, q.req, &q.set, pid, absolute, &out, &q.e) < 0)
+		return reply_error(m, &q.e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
 	return r;
@@ -36,97 +62,82 @@ static int get_pid_cgroup(sd_bus_message *m, struct conn *c, bool absolute)
 
 static int m_get_pid_cgroup(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return get_pid_cgroup(m, u, false);
+	return get_pid_cgroup(m, u, false, ret);
 }
 
 static int m_get_pid_cgroup_abs(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return get_pid_cgroup(m, u, true);
+	return get_pid_cgroup(m, u, true, ret);
 }
 
 static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
-	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
-	struct hierarchy_set set;
-	struct err e = {0};
+	struct call q;
+	int existed, r = read_target(m, u, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_create(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_create(q.ops, q.req, &q.set, q.cgroup, &existed, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "i", existed);
 }
 
 static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
-	int uid, gid, r = sd_bus_message_read(m, "ssii", &ctrl, &cg, &uid, &gid);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	struct call q;
+	int uid, gid, r = read_target(m, u, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "ii", &uid, &gid)) < 0)
 		return r;
 	if (uid < 0 || gid < 0)
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "uid %d and gid %d must not be negative", uid,
 		                                  gid);
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_chown(OPS(c), &c->req, &set, cg, (uid_t)uid, (gid_t)gid, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_chown(q.ops, q.req, &q.set, q.cgroup, (uid_t)uid, (gid_t)gid, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_chmod(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg, *file;
-	int mode, r = sd_bus_message_read(m, "sssi", &ctrl, &cg, &file, &mode);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	struct call q;
+	const char *file;
+	int mode, r = read_target(m, u, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "si", &file, &mode)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_chmod(OPS(c), &c->req, &set, cg, file, mode, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_chmod(q.ops, q.req, &q.set, q.cgroup, file, mode, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
-static int move_pid(sd_bus_message *m, struct conn *c, bool absolute)
+static int move_pid(sd_bus_message *m, struct conn *c, bool absolute, sd_bus_error *ret)
 {
-	const char *ctrl, *cg;
-	int pid, r = sd_bus_message_read(m, "ssi", &ctrl, &cg, &pid);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	struct call q;
+	int pid, r = read_target(m, c, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "i", &pid)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_move_pid(OPS(c), &c->req, &set, cg, pid, absolute, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_move_pid(q.ops, q.req, &q.set, q.cgroup, pid, absolute, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return move_pid(m, u, false);
+	return move_pid(m, u, false, ret);
 }
 
 static int m_move_pid_abs(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return move_pid(m, u, true);
+	return move_pid(m, u, true, ret);
 }
 
 static int m_get_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg, *key;
+	struct call q;
+	const char *key;
 	char *out = NULL;
-	int r = sd_bus_message_read(m, "sss", &ctrl, &cg, &key);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	int r = read_target(m, u, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "s", &key)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_get_value(OPS(c), &c->req, &set, cg, key, &out, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_get_value(q.ops, q.req, &q.set, q.cgroup, key, &out, &q.e) < 0)
+		return reply_error(m, &q.e);
 	r = sd_bus_reply_method_return(m, "s", out);
 	free(out);
 	return r;
@@ -134,137 +145,104 @@ static int m_get_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 
 static int m_set_value(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg, *key, *value;
-	int r = sd_bus_message_read(m, "ssss", &ctrl, &cg, &key, &value);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	struct call q;
+	const char *key, *value;
+	int r = read_target(m, u, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "ss", &key, &value)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_set_value(OPS(c), &c->req, &set, cg, key, value, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_set_value(q.ops, q.req, &q.set, q.cgroup, key, value, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_remove(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
-	int recursive, existed, r = sd_bus_message_read(m, "ssi", &ctrl, &cg, &recursive);
-	struct hierarchy_set set;
-	struct err e = {0};
-	if (r < 0)
+	struct call q;
+	int recursive, existed, r = read_target(m, u, &q, ret);
+	if (r < 0 || (r = sd_bus_message_read(m, "i", &recursive)) < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_remove(OPS(c), &c->req, &set, cg, recursive != 0, &existed, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_remove(q.ops, q.req, &q.set, q.cgroup, recursive != 0, &existed, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "i", existed);
 }
 
-static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive)
+static int get_tasks(sd_bus_message *m, struct conn *c, bool recursive, sd_bus_error *ret)
 {
-	const char *ctrl, *cg;
+	struct call q;
 	pidv pids = {0};
-	struct hierarchy_set set;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	int r = read_target(m, c, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_get_tasks(OPS(c), &c->req, &set, cg, recursive, &pids, &e) < 0)
-		r = reply_error(m, &e);
-	else
-		r = reply_pids(m, &pids);
+	r = ops_get_tasks(q.ops, q.req, &q.set, q.cgroup, recursive, &pids, &q.e) < 0 ? reply_error(m, &q.e)
+	                                                                              : reply_pids(m, &pids);
 	pidv_free(&pids);
 	return r;
 }
 
 static int m_get_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return get_tasks(m, u, false);
+	return get_tasks(m, u, false, ret);
 }
 
 static int m_get_tasks_recursive(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return get_tasks(m, u, true);
+	return get_tasks(m, u, true, ret);
 }
 
 static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
+	struct call q;
 	strv out = {0};
-	struct hierarchy_set set;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	int r = read_target(m, u, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_list_children(OPS(c), &c->req, &set, cg, &out, &e) < 0)
-		r = reply_error(m, &e);
-	else
-		r = reply_strv(m, &out);
+	r = ops_list_children(q.ops, q.req, &q.set, q.cgroup, &out, &q.e) < 0 ? reply_error(m, &q.e)
+	                                                                      : reply_strv(m, &out);
 	strv_free(&out);
 	return r;
 }
 
 static int m_remove_on_empty(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
-	struct hierarchy_set set;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	struct call q;
+	int r = read_target(m, u, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_remove_on_empty(OPS(c), &c->req, &set, cg, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_remove_on_empty(q.ops, q.req, &q.set, q.cgroup, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_prune(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
-	struct hierarchy_set set;
-	struct err e = {0};
-	int existed, r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	struct call q;
+	int existed, r = read_target(m, u, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 || ops_prune(OPS(c), &c->req, &set, cg, &existed, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_prune(q.ops, q.req, &q.set, q.cgroup, &existed, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
 	strv out = {0};
 	struct err e = {0};
-	int r;
-	if (ops_list_controllers(OPS(c), &out, &e) < 0)
-		r = reply_error(m, &e);
-	else
-		r = reply_strv(m, &out);
+	int r = ops_list_controllers(conn_ops(u), &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
 	strv_free(&out);
 	return r;
 }
 
 static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *ctrl, *cg;
+	struct call q;
 	keyv keys = {0};
-	struct hierarchy_set set;
-	struct err e = {0};
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_message_read(m, "ss", &ctrl, &cg);
+	int r = read_target(m, u, &q, ret);
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&OPS(c)->hs, ctrl, &set, &e) < 0 ||
-	    ops_list_keys(OPS(c), &c->req, &set, cg, &keys, &e) < 0) {
-		r = reply_error(m, &e);
+	if (ops_list_keys(q.ops, q.req, &q.set, q.cgroup, &keys, &q.e) < 0) {
+		r = reply_error(m, &q.e);
 		goto out;
 	}
 	r = sd_bus_message_new_method_return(m, &reply);
