@@ -49,3 +49,19 @@ int reply_strv(sd_bus_message *m, const strv *s)
 	sd_bus_message_unref(reply);
 	return r;
 }
+
+int reply_array_open(sd_bus_message *m, const char *contents, sd_bus_message **reply)
+{
+	int r = sd_bus_message_new_method_return(m, reply);
+	return r < 0 ? r : sd_bus_message_open_container(*reply, 'a', contents);
+}
+
+int reply_array_send(sd_bus_message *reply, int r)
+{
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}

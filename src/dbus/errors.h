@@ -12,3 +12,9 @@ int reply_error(sd_bus_message *m, const struct err *e);
 
 int reply_strv(sd_bus_message *m, const strv *s);
 int reply_pids(sd_bus_message *m, const pidv *p);
+/*
+ * An array reply in two halves around the caller's appends: the method return with the array opened (element
+ * type contents), then closed, sent and freed. Each half passes on a failure it is handed (r < 0).
+ */
+int reply_array_open(sd_bus_message *m, const char *contents, sd_bus_message **reply);
+int reply_array_send(sd_bus_message *reply, int r);

@@ -243,20 +243,13 @@ static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 		return r;
 	if (ops_list_keys(q.ops, q.req, &q.set, q.cgroup, &keys, &q.e) < 0) {
 		r = reply_error(m, &q.e);
-		goto out;
+	} else {
+		r = reply_array_open(m, "(suuu)", &reply);
+		for (size_t i = 0; r >= 0 && i < keys.n; i++)
+			r = sd_bus_message_append(reply, "(suuu)", keys.v[i].name, (uint32_t)keys.v[i].uid,
+			                          (uint32_t)keys.v[i].gid, (uint32_t)keys.v[i].mode);
+		r = reply_array_send(reply, r);
 	}
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, 'a', "(suuu)");
-	for (size_t i = 0; r >= 0 && i < keys.n; i++)
-		r = sd_bus_message_append(reply, "(suuu)", keys.v[i].name, (uint32_t)keys.v[i].uid,
-		                          (uint32_t)keys.v[i].gid, (uint32_t)keys.v[i].mode);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-out:
-	sd_bus_message_unref(reply);
 	keyv_free(&keys);
 	return r;
 }

@@ -9,8 +9,6 @@
 #include "keys/keys.h"
 #include "ops/key_api.h"
 
-#define OPS(c) conn_ops(c)
-
 /* What sd_bus_message_read_strv hands out. */
 static void free_strv(char **v)
 {
@@ -34,17 +32,10 @@ static int read_kvv(sd_bus_message *m, kvv *out)
 static int reply_kvv(sd_bus_message *m, const kvv *k)
 {
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, 'a', "{ss}");
+	int r = reply_array_open(m, "{ss}", &reply);
 	for (size_t i = 0; r >= 0 && i < k->n; i++)
 		r = sd_bus_message_append(reply, "{ss}", k->v[i].key, k->v[i].value);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
+	return reply_array_send(reply, r);
 }
 
 static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
@@ -53,21 +44,14 @@ static int m_list_controllers(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct err e = {0};
 	sd_bus_message *reply = NULL;
 	int r;
-	if (ops_key_list_controllers(OPS(u), &names, &versions, &e) < 0) {
+	if (ops_key_list_controllers(conn_ops(u), &names, &versions, &e) < 0) {
 		r = reply_error(m, &e);
-		goto out;
+	} else {
+		r = reply_array_open(m, "(ss)", &reply);
+		for (size_t i = 0; r >= 0 && i < names.n; i++)
+			r = sd_bus_message_append(reply, "(ss)", names.v[i], versions.v[i]);
+		r = reply_array_send(reply, r);
 	}
-	r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, 'a', "(ss)");
-	for (size_t i = 0; r >= 0 && i < names.n; i++)
-		r = sd_bus_message_append(reply, "(ss)", names.v[i], versions.v[i]);
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-out:
-	sd_bus_message_unref(reply);
 	strv_free(&names);
 	strv_free(&versions);
 	return r;
@@ -81,43 +65,46 @@ static int host_version_of(void *ctx, const char *controller)
 
 static int m_list_keys(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct key_host h = {.version_of = host_version_of, .ctx = OPS(u)};
+	struct key_host h = {.version_of = host_version_of, .ctx = conn_ops(u)};
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_message_new_method_return(m, &reply);
-	if (r >= 0)
-		r = sd_bus_message_open_container(reply, 'a', "(sssss)");
+	int r = reply_array_open(m, "(sssss)", &reply);
 	for (size_t i = 0; r >= 0 && i < key_doc_count(); i++) {
 		const struct key_doc *d = key_doc_at(i);
 		r = sd_bus_message_append(reply, "(sssss)", d->name, d->access & KEY_WRITE ? "rw" : "r",
 		                          key_file_here(&h, d), d->syntax, d->meaning);
 	}
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
+	return reply_array_send(reply, r);
+}
+
+/* A key-API call's name, read once, beside what every handler passes to its operation. */
+struct call {
+	struct ops *ops;
+	const struct requester *req;
+	const char *name;
+	struct err e;
+};
+
+static int read_name(sd_bus_message *m, struct conn *c, struct call *q)
+{
+	*q = (struct call){.ops = conn_ops(c), .req = &c->req};
+	return sd_bus_message_read(m, "s", &q->name);
 }
 
 static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
+	struct call q;
 	char **ctrls = NULL;
 	kvv values = {0};
-	struct err e = {0};
 	bool created = false;
-	int r = sd_bus_message_read(m, "s", &name);
+	int r = read_name(m, u, &q);
 	if (r >= 0)
 		r = sd_bus_message_read_strv(m, &ctrls);
 	if (r >= 0)
 		r = read_kvv(m, &values);
-	if (r >= 0) {
-		if (ops_key_create(OPS(c), &c->req, name, (const char *const *)ctrls, &values, &created, &e) < 0)
-			r = reply_error(m, &e);
-		else
-			r = sd_bus_reply_method_return(m, "b", (int)created);
-	}
+	if (r >= 0)
+		r = ops_key_create(q.ops, q.req, q.name, (const char *const *)ctrls, &values, &created, &q.e) < 0
+		            ? reply_error(m, &q.e)
+		            : sd_bus_reply_method_return(m, "b", (int)created);
 	free_strv(ctrls);
 	kvv_free(&values);
 	return r;
@@ -125,37 +112,30 @@ static int m_create(sd_bus_message *m, void *u, sd_bus_error *ret)
 
 static int m_set_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
+	struct call q;
 	kvv values = {0};
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "s", &name);
+	int r = read_name(m, u, &q);
 	if (r >= 0)
 		r = read_kvv(m, &values);
 	if (r >= 0)
-		r = ops_key_set_values(OPS(c), &c->req, name, &values, &e) < 0 ? reply_error(m, &e)
-		                                                              : sd_bus_reply_method_return(m, "");
+		r = ops_key_set_values(q.ops, q.req, q.name, &values, &q.e) < 0 ? reply_error(m, &q.e)
+		                                                                : sd_bus_reply_method_return(m, "");
 	kvv_free(&values);
 	return r;
 }
 
 static int m_get_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
-	char **keys = NULL;
+	struct call q;
+	char **keys = NULL, *none[] = {NULL};
 	kvv out = {0};
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "s", &name);
+	int r = read_name(m, u, &q);
 	if (r >= 0)
 		r = sd_bus_message_read_strv(m, &keys);
-	if (r >= 0) {
-		char *none[] = {NULL};
-		if (ops_key_get_values(OPS(c), &c->req, name, (const char *const *)(keys ? keys : none), &out, &e) < 0)
-			r = reply_error(m, &e);
-		else
-			r = reply_kvv(m, &out);
-	}
+	if (r >= 0)
+		r = ops_key_get_values(q.ops, q.req, q.name, (const char *const *)(keys ? keys : none), &out, &q.e) < 0
+		            ? reply_error(m, &q.e)
+		            : reply_kvv(m, &out);
 	free_strv(keys);
 	kvv_free(&out);
 	return r;
@@ -163,70 +143,63 @@ static int m_get_values(sd_bus_message *m, void *u, sd_bus_error *ret)
 
 static int m_list_children(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
+	struct call q;
 	strv out = {0};
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "s", &name);
+	int r = read_name(m, u, &q);
 	if (r >= 0)
-		r = ops_key_list_children(OPS(c), &c->req, name, &out, &e) < 0 ? reply_error(m, &e) : reply_strv(m, &out);
+		r = ops_key_list_children(q.ops, q.req, q.name, &out, &q.e) < 0 ? reply_error(m, &q.e) : reply_strv(m, &out);
 	strv_free(&out);
 	return r;
 }
 
 static int m_list_tasks(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
+	struct call q;
 	int recursive;
 	pidv pids = {0};
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "sb", &name, &recursive);
-	if (r < 0)
+	int r = read_name(m, u, &q);
+	if (r < 0 || (r = sd_bus_message_read(m, "b", &recursive)) < 0)
 		return r;
-	r = ops_key_list_tasks(OPS(c), &c->req, name, recursive, &pids, &e) < 0 ? reply_error(m, &e) : reply_pids(m, &pids);
+	r = ops_key_list_tasks(q.ops, q.req, q.name, recursive, &pids, &q.e) < 0 ? reply_error(m, &q.e)
+	                                                                         : reply_pids(m, &pids);
 	pidv_free(&pids);
 	return r;
 }
 
 static int m_chown(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
-	const char *name;
+	struct call q;
 	uint32_t uid, gid;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, "suu", &name, &uid, &gid);
-	if (r < 0)
+	int r = read_name(m, u, &q);
+	if (r < 0 || (r = sd_bus_message_read(m, "uu", &uid, &gid)) < 0)
 		return r;
-	if (ops_key_chown(OPS(c), &c->req, name, uid, gid, &e) < 0)
-		return reply_error(m, &e);
+	if (ops_key_chown(q.ops, q.req, q.name, uid, gid, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
-/* The methods that take a name and one integer (an fd, a pid, a flag or a signal) and answer nothing. */
+/* The methods that take a name and one integer (an fd or a pid) and answer nothing. */
 typedef int (*name_int_op)(struct ops *o, const struct requester *r, const char *name, int arg, struct err *e);
 
 static int name_and_int(sd_bus_message *m, struct conn *c, const char *sig, name_int_op op)
 {
-	const char *name;
-	int arg;
-	struct err e = {0};
-	int r = sd_bus_message_read(m, sig, &name, &arg);
-	if (r < 0)
+	struct call q;
+	int arg, r = read_name(m, c, &q);
+	if (r < 0 || (r = sd_bus_message_read(m, sig, &arg)) < 0)
 		return r;
-	if (op(OPS(c), &c->req, name, arg, &e) < 0)
-		return reply_error(m, &e);
+	if (op(q.ops, q.req, q.name, arg, &q.e) < 0)
+		return reply_error(m, &q.e);
 	return sd_bus_reply_method_return(m, "");
 }
 
 static int m_move(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return name_and_int(m, u, "sh", ops_key_move);
+	return name_and_int(m, u, "h", ops_key_move);
 }
 
 static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	return name_and_int(m, u, "si", ops_key_move_pid);
+	return name_and_int(m, u, "i", ops_key_move_pid);
 }
 
 static int job_step(struct ops *o, const struct requester *r, void *job, struct err *e)
@@ -251,40 +224,35 @@ static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops_
 
 static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
+	struct call q;
 	struct ops_job *job = NULL;
-	struct err e = {0};
-	const char *name;
-	int force, r = sd_bus_message_read(m, "sb", &name, &force);
-	if (r < 0)
+	int force, r = read_name(m, u, &q);
+	if (r < 0 || (r = sd_bus_message_read(m, "b", &force)) < 0)
 		return r;
-	r = ops_key_delete_start(OPS(c), &c->req, name, force, &job, &e);
-	return reply_or_defer(m, c, r, job, &e);
+	r = ops_key_delete_start(q.ops, q.req, q.name, force, &job, &q.e);
+	return reply_or_defer(m, u, r, job, &q.e);
 }
 
 static int m_kill(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
-	struct conn *c = u;
+	struct call q;
 	struct ops_job *job = NULL;
-	struct err e = {0};
-	const char *name;
-	int sig, r = sd_bus_message_read(m, "si", &name, &sig);
-	if (r < 0)
+	int sig, r = read_name(m, u, &q);
+	if (r < 0 || (r = sd_bus_message_read(m, "i", &sig)) < 0)
 		return r;
-	r = ops_key_kill_start(OPS(c), &c->req, name, sig, &job, &e);
-	return reply_or_defer(m, c, r, job, &e);
+	r = ops_key_kill_start(q.ops, q.req, q.name, sig, &job, &q.e);
+	return reply_or_defer(m, u, r, job, &q.e);
 }
 
 static int freeze(sd_bus_message *m, struct conn *c, bool frozen)
 {
+	struct call q;
 	struct ops_job *job = NULL;
-	struct err e = {0};
-	const char *name;
-	int r = sd_bus_message_read(m, "s", &name);
+	int r = read_name(m, c, &q);
 	if (r < 0)
 		return r;
-	r = ops_key_freeze_start(OPS(c), &c->req, name, frozen, &job, &e);
-	return reply_or_defer(m, c, r, job, &e);
+	r = ops_key_freeze_start(q.ops, q.req, q.name, frozen, &job, &q.e);
+	return reply_or_defer(m, c, r, job, &q.e);
 }
 
 static int m_freeze(sd_bus_message *m, void *u, sd_bus_error *ret)
