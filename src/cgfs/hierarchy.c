@@ -256,7 +256,7 @@ void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h)
 
 void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out)
 {
-	out->n = 0;
+	*out = (struct hierarchy_set){0};
 	for (size_t i = 0; i < hs->n; i++)
 		hierarchy_set_add(out, &hs->h[i]);
 	out->several = true;
@@ -266,8 +266,7 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 {
 	strv names = {0};
 
-	out->n = 0;
-	out->several = strchr(spec, ',') != NULL;
+	*out = (struct hierarchy_set){.several = strchr(spec, ',') != NULL};
 	if (strcmp(spec, "all") == 0) {
 		hierarchies_all(hs, out);
 		return 0;
@@ -291,15 +290,42 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 	return 0;
 }
 
+void hierarchies_parse(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out)
+{
+	struct err e = {0};
+	if (hierarchies_select(hs, spec, out, &e) < 0) {
+		*out = (struct hierarchy_set){0};
+		out->invalid = e;
+	}
+	out->written = spec;
+}
+
+int hierarchy_set_check(const struct hierarchy_set *s, struct err *e)
+{
+	if (s->invalid.kind != ERR_NONE) {
+		*e = s->invalid;
+		return -1;
+	}
+	if (s->n == 0)
+		return err_set(e, ERR_INVALID, "no hierarchy to act on");
+	return 0;
+}
+
+
 int hierarchy_set_single(const struct hierarchy_set *s, struct hierarchy **out, struct err *e)
 {
 	char names[256] = "";
+	if (hierarchy_set_check(s, e) < 0)
+		return -1;
 	if (s->n == 1) {
 		*out = s->h[0];
 		return 0;
 	}
+	if (s->written)
+		return err_set(e, ERR_INVALID, "this call takes exactly one controller; '%s' names %u hierarchies", s->written,
+		               s->n);
 	for (unsigned i = 0; i < s->n; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "", s->h[i]->name);
-	return err_set(e, ERR_INVALID, "this call takes exactly one controller; you named %u hierarchies (%s)", s->n,
+	return err_set(e, ERR_INVALID, "this call takes exactly one controller; %u hierarchies (%s) were named", s->n,
 	               names);
 }

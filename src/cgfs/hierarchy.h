@@ -37,7 +37,13 @@ void hierarchies_free(struct hierarchies *hs);
 struct hierarchy_set {
 	unsigned n;
 	struct hierarchy *h[PROC_CGROUP_MAX];
-	bool several; /* written as "all" or a comma list: 0.42 answers some calls of such differently */
+	bool several;        /* written as "all" or a comma list: 0.42 answers some calls of such differently */
+	const char *written; /* the argument as the request wrote it, for messages only; NULL for a set built */
+	/*
+	 * Set (kind not ERR_NONE) when the argument named no hierarchy. An operation reports it where it looks
+	 * its hierarchies up (hierarchy_set_check), after its checks of the other arguments, as 0.42 did.
+	 */
+	struct err invalid;
 };
 
 /*
@@ -45,6 +51,10 @@ struct hierarchy_set {
  * the hierarchies it names. 0, or -1 with e set (a name no hierarchy has, an empty list).
  */
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out, struct err *e);
+/* The same for a request's argument: a failure is kept in out->invalid for the operation to report. */
+void hierarchies_parse(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out);
+/* 0, or -1 with e set when the set's argument named no hierarchy or it holds none. */
+int hierarchy_set_check(const struct hierarchy_set *s, struct err *e);
 /* Every hierarchy: the argument "all", and what the key API's calls act on. */
 void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out);
 /* Adds h unless the set has it already. */

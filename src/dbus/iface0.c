@@ -17,7 +17,10 @@ struct call {
 	struct err e;
 };
 
-/* Reads the controller argument into q->set; a name no hierarchy has is the call's D-Bus error. */
+/*
+ * Reads the controller argument into q->set. A name no hierarchy has is kept there: the operation reports it
+ * after its checks of the other arguments, so that the error a client gets is the one 0.42 gives.
+ */
 static int read_controller(sd_bus_message *m, struct conn *c, struct call *q, sd_bus_error *ret)
 {
 	const char *ctrl;
@@ -25,8 +28,7 @@ static int read_controller(sd_bus_message *m, struct conn *c, struct call *q, sd
 	*q = (struct call){.ops = conn_ops(c), .req = &c->req};
 	if (r < 0)
 		return r;
-	if (hierarchies_select(&q->ops->hs, ctrl, &q->set, &q->e) < 0)
-		return sd_bus_error_set(ret, dbus_error_name(q->e.kind), q->e.msg);
+	hierarchies_parse(&q->ops->hs, ctrl, &q->set);
 	return 0;
 }
 

@@ -420,9 +420,12 @@ static void run(struct scm_exchange *x)
 	struct hierarchy_set set;
 	struct err e = {0};
 
-	/* Every Scm method's first argument is a controller list: parsed here, once, into the hierarchies it names. */
+	/*
+	 * Every Scm method's first argument is a controller list, parsed here once; a name no hierarchy has is
+	 * reported by the operation, after its checks of the other arguments (as for the plain calls).
+	 */
+	hierarchies_parse(&x->reg->ops->hs, x->s[0], &set);
 	if (vouched(x, &e) < 0 || requester_of(x, &r, &e) < 0 ||
-	    hierarchies_select(&x->reg->ops->hs, x->s[0], &set, &e) < 0 ||
 	    operations[scm_method_id(x->m)](x->reg->ops, &r, &set, x, &a, &e) < 0) {
 		log_debug("%s for pid %d (via pid %d): %s", x->m->name, (int)x->cred[0].pid, (int)x->proxy.pid, e.msg);
 		queue_failure(x);

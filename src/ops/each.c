@@ -7,7 +7,7 @@ int for_each_hierarchy(struct ops *o, const struct requester *r, const struct hi
 	struct err refusal = {0};
 	int n = (int)set->n, done = 0;
 
-	if (requester_cgroups(o, r, &pc, e) < 0)
+	if (hierarchy_set_check(set, e) < 0 || requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		struct err one = {0};

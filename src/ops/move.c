@@ -159,7 +159,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
                        struct victim *v, bool absolute, struct err *e)
 {
 	struct hierarchy *const *sel = set->h;
-	struct target t[PROC_CGROUP_MAX];
+	struct target t[set->n ? set->n : 1];
 	struct proc_cgroups pc = {0};
 	int n = (int)set->n, done = 0, rc = -1;
 	char pidstr[16];
@@ -168,7 +168,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 	if (task_exited(v->pid))
 		return err_set(e, ERR_NOT_FOUND, "pid %d has exited (its parent has not reaped it yet); nothing was moved",
 		               (int)v->pid);
-	if (requester_cgroups(o, r, &pc, e) < 0)
+	if (hierarchy_set_check(set, e) < 0 || requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
 	/* Every check first, so a refusal leaves the task where it was in every hierarchy. */
 	for (; done < n; done++) {

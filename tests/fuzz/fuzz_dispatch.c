@@ -676,6 +676,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sigset_t mask;
 
 	o.hs = layouts[v2_only];
+	hierarchies_all(&o.hs, &o.all);
 	for (size_t i = 0; i < o.hs.n; i++)
 		make_tree(&o.hs.h[i], i);
 	o.release = release_watch_new(&e);

@@ -86,13 +86,24 @@ test_cgm_controller_arguments() {
 	expect_refused "no controller named" cgm_root create '' meth_ctl3
 	# The single-controller methods refuse lists of several hierarchies.
 	if multi_hierarchy; then
-		expect_refused "exactly one controller.*InvalidArgs" cgm_root gettasks all ''
-		expect_refused "exactly one controller" cgm_root getvalue memory,pids meth_ctl $MLIM
+		expect_refused "exactly one controller; 'all' names [0-9]+ hierarchies.*InvalidArgs" cgm_root gettasks all ''
+		expect_refused "exactly one controller; 'memory,pids' names 2 hierarchies" cgm_root getvalue memory,pids meth_ctl $MLIM
 		expect_refused "exactly one controller" cgm_root listchildren all ''
 		expect_refused "exactly one controller" cgm_root listkeys memory,pids ''
 		expect_refused "exactly one controller" cgm_root getpidcgroup all 1
 	fi
 	cgm_root remove all meth_ctl
+}
+
+# A controller that names no hierarchy is reported after the checks of the other arguments, as 0.42 did (and as
+# this daemon did before it parsed the controller in the front end): each call has two faults, the other wins.
+test_cgm_controller_error_comes_after_the_other_arguments() {
+	expect_refused "must not be negative" busctl_call Chown ssii nosuch meth_two -- -1 -1
+	expect_refused "only permission bits" busctl_call Chmod sssi nosuch meth_two "" 4095
+	expect_refused "key .a/b. is refused" busctl_call SetValue ssss nosuch meth_two "a/b" 1
+	expect_refused "pid 0 is not a valid pid" busctl_call MovePid ssi nosuch meth_two 0
+	# Alone, the controller is the fault named.
+	expect_refused "controller 'nosuch' is not available" busctl_call Chown ssii nosuch meth_two 0 0
 }
 
 test_cgm_chown_hands_over_the_cgroup() {
