@@ -263,7 +263,8 @@ static const struct verb verbs[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: cgm [--socket PATH] [--json] VERB ARGS...\n"
-	           "       cgm help [VERB]\n\n"
+	           "       cgm help [VERB]\n"
+	           "       cgm --version\n\n"
 	           "CONTROLLER is one controller, systemd, unified, a comma-separated list or 'all';\n"
 	           "CGROUP is relative to your own cgroup ('' names it).\n"
 	           "The socket is PATH, else $" CGM_ENV_SOCKET ", else the daemon's default.\n\nVerbs:\n");
@@ -271,7 +272,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-18s %s\n", verbs[i].name, verbs[i].args);
 	fprintf(f, "\nKey API verbs (cgmanager1): NAME is a cgroup relative to yours, the same in every\n"
 	           "hierarchy ('' names yours); KEY is one of 'cgm keys' (memory.limit, pids.limit, ...).\n"
-	           "--json makes get, ls, tasks, keys and controllers print JSON.\n\n");
+	           "--json makes get, ls, tasks, pid, keys and controllers print JSON.\n\n");
 	for (size_t i = 0; i < n_key_verbs; i++)
 		fprintf(f, "  %-18s %s\n", key_verbs[i].name, key_verbs[i].args);
 }
@@ -324,6 +325,10 @@ int main(int argc, char **argv)
 			opt_json = true;
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return help(0, NULL);
+		else if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+			printf("cgm %s\n", CGMANAGER_VERSION);
+			return 0;
+		}
 		else {
 			fprintf(stderr, "cgm: unknown option '%s'\n", argv[i]);
 			usage(stderr);

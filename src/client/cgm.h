@@ -30,5 +30,10 @@ int parse_int(const char *s, const char *what, long min, long max, long *out);
 
 /* s as a JSON string: quoted, with '"', '\' and control characters escaped. */
 void json_string(FILE *f, const char *s);
+/*
+ * The value of key as 'cgm get --json' prints it: a JSON number when the daemon's answer is a number (1048576,
+ * 1.5, 20), a string otherwise ("max", "12.5%", "10:1"); cpus_allowed's cpu lists are always strings.
+ */
+void json_key_value(FILE *f, const char *key, const char *value);
 /* v as a JSON array of strings, and a newline. */
 void json_strv(FILE *f, char **v);

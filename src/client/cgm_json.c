@@ -1,4 +1,7 @@
 /* cgm: JSON output for --json, formatted by hand. */
+#include <ctype.h>
+#include <string.h>
+
 #include "cgm.h"
 
 void json_string(FILE *f, const char *s)
@@ -46,4 +49,30 @@ void json_strv(FILE *f, char **v)
 		json_string(f, *p);
 	}
 	fputs("]\n", f);
+}
+
+/* s is a number as JSON writes one: an optional '-', an integer part without leading zeros, optional decimals. */
+static bool is_json_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+	if (!isdigit((unsigned char)*p) || (p[0] == '0' && isdigit((unsigned char)p[1])))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return !*p;
+}
+
+void json_key_value(FILE *f, const char *key, const char *value)
+{
+	/* A cpu list of one cpu ("3") is still a list; every other key whose answer is a number is a quantity. */
+	if (strcmp(key, "cpus_allowed") != 0 && value && is_json_number(value))
+		fputs(value, f);
+	else
+		json_string(f, value);
 }

@@ -274,6 +274,40 @@ static int move_process(cgm_client *c, const char *name, pid_t pid, cgm_error *e
 	return r;
 }
 
+static int check_pid(const struct verb *v, char **a, int n)
+{
+	long pid;
+	return parse_int(a[0], "pid", 1, INT_MAX, &pid);
+}
+
+/* PID's cgroup as a name relative to yours: asked by pidfd, or by pid where the kernel has no pidfd_open. */
+static int k_pid(cgm_client *c, char **a, int n, cgm_error *err)
+{
+	long pid;
+	char *name = NULL;
+	int fd, r;
+	if (parse_int(a[0], "pid", 1, INT_MAX, &pid) < 0)
+		return -EINVAL;
+	fd = open_pidfd((pid_t)pid);
+	if (fd < 0 && errno == ENOSYS)
+		r = cgm1_get_pid_cgroup(c, (pid_t)pid, &name, err);
+	else if (fd < 0) {
+		r = -errno;
+		fprintf(stderr, "cgm: cannot open process %ld: %s\n", pid, strerror(errno));
+	} else {
+		r = cgm1_get_pidfd_cgroup(c, fd, &name, err);
+		close(fd);
+	}
+	if (r == 0 && opt_json) {
+		printf("{\"pid\":%ld,\"name\":", pid);
+		json_string(stdout, name);
+		fputs("}\n", stdout);
+	} else if (r == 0)
+		printf("%s\n", name);
+	free(name);
+	return r;
+}
+
 static int check_new(const struct verb *v, char **a, int n)
 {
 	struct key_args ka;
@@ -350,7 +384,7 @@ static int k_get(cgm_client *c, char **a, int n, cgm_error *err)
 				putchar(',');
 			json_string(stdout, a[i]);
 			putchar(':');
-			json_string(stdout, cgm1_values_find(vals, nv, a[i]));
+			json_key_value(stdout, a[i], cgm1_values_find(vals, nv, a[i]));
 		}
 		fputs("}\n", stdout);
 	} else if (r == 0 && n == 2)
@@ -663,6 +697,10 @@ const struct verb key_verbs[] = {
 	{"move", 1, 2, "NAME [PID]",
 	 "Move process PID (default: cgm's parent, i.e. your shell) into NAME in every hierarchy.", k_move,
 	 check_move},
+	{"pid", 1, 1, "PID",
+	 "Print the cgroup process PID is in, as a NAME relative to yours ('' for your own, an empty line),\n"
+	 "the same in every hierarchy. --json: {\"pid\": PID, \"name\": NAME}.",
+	 k_pid, check_pid},
 	{"exec", 2, INT_MAX, "NAME [KEY=VALUE... --] CMD [ARG...]",
 	 "Create NAME if needed and set the KEYs (as 'new' does), move cgm itself into it,\n"
 	 "then run CMD in its place.",

@@ -172,6 +172,13 @@ int cgm1_chown(cgm_client *c, const char *name, uid_t uid, gid_t gid, cgm_error 
 int cgm1_move(cgm_client *c, const char *name, int pidfd, cgm_error *err);
 /* The same by pid, for callers in the daemon's pid namespace. */
 int cgm1_move_pid(cgm_client *c, const char *name, pid_t pid, cgm_error *err);
+/*
+ * The cgroup of the process pidfd refers to, as a name relative to the caller's ("" for its own) that is the same
+ * in every hierarchy; *name is malloc'ed. Refused for a process outside the caller's subtree.
+ */
+int cgm1_get_pidfd_cgroup(cgm_client *c, int pidfd, char **name, cgm_error *err);
+/* The same by pid, for callers in the daemon's pid namespace. */
+int cgm1_get_pid_cgroup(cgm_client *c, pid_t pid, char **name, cgm_error *err);
 
 /* Without force only a tree without tasks; with force its tasks are killed first. */
 int cgm1_delete(cgm_client *c, const char *name, int force, cgm_error *err);

@@ -808,6 +808,24 @@ int cgm1_move_pid(cgm_client *c, const char *name, pid_t pid, cgm_error *err)
 	return call1(c, "MovePid", NULL, err, "si", name, (int32_t)pid);
 }
 
+int cgm1_get_pid_cgroup(cgm_client *c, pid_t pid, char **name, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	int r = call1(c, "GetPidCgroup", &rep, err, "i", (int32_t)pid);
+	return string_call(c, "GetPidCgroup", name, err, rep, r);
+}
+
+int cgm1_get_pidfd_cgroup(cgm_client *c, int pidfd, char **name, cgm_error *err)
+{
+	sd_bus_message *rep = NULL;
+	int r;
+	if (!sd_bus_can_send(bus_for(c, CGMANAGER_IFACE1), 'h'))
+		return set_error(err, "org.freedesktop.DBus.Error.NotSupported",
+		                 "the connection to cgmanager cannot pass file descriptors", -EOPNOTSUPP);
+	r = call1(c, "GetPidfdCgroup", &rep, err, "h", pidfd);
+	return string_call(c, "GetPidfdCgroup", name, err, rep, r);
+}
+
 int cgm1_delete(cgm_client *c, const char *name, int force, cgm_error *err)
 {
 	return call1(c, "Delete", NULL, err, "sb", name, force != 0);

@@ -202,6 +202,31 @@ static int m_move_pid(sd_bus_message *m, void *u, sd_bus_error *ret)
 	return name_and_int(m, u, "i", ops_key_move_pid);
 }
 
+/* The methods that take one integer (a pid or an fd) and answer a name. */
+typedef int (*int_name_op)(struct ops *o, const struct requester *r, int arg, char **out, struct err *e);
+
+static int name_of_int(sd_bus_message *m, struct conn *c, const char *sig, int_name_op op)
+{
+	struct err e = {0};
+	char *name = NULL;
+	int arg, r = sd_bus_message_read(m, sig, &arg);
+	if (r < 0)
+		return r;
+	r = op(conn_ops(c), &c->req, arg, &name, &e) < 0 ? reply_error(m, &e) : sd_bus_reply_method_return(m, "s", name);
+	free(name);
+	return r;
+}
+
+static int m_get_pid_cgroup(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	return name_of_int(m, u, "i", ops_key_pid_cgroup);
+}
+
+static int m_get_pidfd_cgroup(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	return name_of_int(m, u, "h", ops_key_pidfd_cgroup);
+}
+
 static int job_step(struct ops *o, const struct requester *r, void *job, struct err *e)
 {
 	return ops_job_step(o, r, job, e);
@@ -279,6 +304,8 @@ const sd_bus_vtable iface1_vtable[] = {
 	M("Chown", "suu", "", m_chown),
 	M("Move", "sh", "", m_move),
 	M("MovePid", "si", "", m_move_pid),
+	M("GetPidCgroup", "i", "s", m_get_pid_cgroup),
+	M("GetPidfdCgroup", "h", "s", m_get_pidfd_cgroup),
 	M("Delete", "sb", "", m_delete),
 	M("Kill", "si", "", m_kill),
 	M("Freeze", "s", "", m_freeze),

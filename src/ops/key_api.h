@@ -49,6 +49,13 @@ int ops_key_move(struct ops *o, const struct requester *r, const char *name, int
 /* For requesters in the daemon's pid namespace only. */
 int ops_key_move_pid(struct ops *o, const struct requester *r, const char *name, pid_t pid, struct err *e);
 /*
+ * The task's cgroup as a name relative to the requester's ("" for its own), the same in every hierarchy; *out is
+ * malloc'ed. Refused for a task outside the requester's subtree, or placed differently in two hierarchies.
+ * By pid only for requesters in the daemon's pid namespace; by pidfd for any.
+ */
+int ops_key_pid_cgroup(struct ops *o, const struct requester *r, pid_t pid, char **out, struct err *e);
+int ops_key_pidfd_cgroup(struct ops *o, const struct requester *r, int pidfd, char **out, struct err *e);
+/*
  * The operations that wait on the kernel run as jobs, so that the daemon's
  * loop never waits: start does what can be done at once and leaves *job
  * NULL when nothing is left to wait for; otherwise ops_job_step is called

@@ -27,6 +27,8 @@ same_on_every_hierarchy+='|cgm_help_and_usage$|daemon_(refuses|replaces|socket_i
 # The walks of trees 4000 deep are one code for every hierarchy (cgfs/cgtree.c), and 4000 mkdirs take minutes
 # on the VM's emulated cpus.
 same_on_every_hierarchy+='|deep_tree_'
+# cgm's completion and what meson installs do not look at hierarchies; a meson setup costs a minute there.
+same_on_every_hierarchy+='|completion_|install_'
 # The container escape matrix refuses names and pids before any hierarchy is looked at; in the VM its two
 # runs take 4 minutes each, which the lane's time cannot spare.
 same_on_every_hierarchy+='|container_escape_every_method_)'
