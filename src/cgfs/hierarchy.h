@@ -2,6 +2,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgfs/proc.h"
 #include "util/err.h"
@@ -38,6 +39,12 @@ struct hierarchy_set {
 	unsigned n;
 	struct hierarchy *h[PROC_CGROUP_MAX];
 	bool several; /* written as "all" or a comma list: 0.42 answers some calls of such differently */
+	/*
+	 * The cgroup2 controllers it names, which Create and Chown hand over with the cgroup: bits of the cgroup2
+	 * hierarchy's controllers (bit i: controllers.v[i]); v2_every for "all", every controller there is.
+	 */
+	uint64_t v2_ctrls;
+	bool v2_every;
 };
 
 /*
@@ -49,6 +56,8 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out);
 /* Adds h unless the set has it already. */
 void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h);
+/* Adds h, and on cgroup2 its controller ctrl (one of h's controllers; else nothing more), to the set. */
+void hierarchy_set_add_controller(struct hierarchy_set *s, struct hierarchy *h, const char *ctrl);
 /* The one hierarchy of a call that takes exactly one controller; -1 with e set naming them otherwise. */
 int hierarchy_set_single(const struct hierarchy_set *s, struct hierarchy **out, struct err *e);
 /* The child of its root, in every hierarchy, that the daemon's own process lives in. */
