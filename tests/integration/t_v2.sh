@@ -227,3 +227,45 @@ test_v2_deleg_not_above_the_requesters_delegation_point() {
 	grep -qw pids "$d/cgroup.subtree_control" && fail "pids enabled in v2_dr"
 	cgm_root delete -f v2_dr
 }
+
+# The point of handing controllers over: a rootless runtime of the owner applies its limits. Debian's crun,
+# run by the unprivileged owner with the cgroupfs manager, puts a busybox container into a child of the delegated
+# cgroup with a memory and a pids limit; the limits are in that cgroup and a fork past pids.max fails.
+test_v2_deleg_rootless_crun_applies_its_limits() {
+	local u=$V2_USER d b=$WORK/crun a
+	command -v crun >/dev/null || skip "no crun (scripts/install-deps.sh installs it)"
+	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || skip "no static /bin/busybox (busybox-static)"
+	d=$(sb_path unified)/v2_crun
+	cgm_root new v2_crun/ctr -c memory,pids
+	cgm_root own v2_crun/ctr "$u" "$u"
+	# The owner enables its controllers for its children before any task sits in ctr; its tasks then go to the leaf.
+	run_as "$u" "" sh -c 'echo "+memory +pids" >"$0/cgroup.subtree_control"' "$d/ctr" || fail "the owner could not enable memory and pids"
+	mkdir -p "$b/rootfs/bin"
+	cp /bin/busybox "$b/rootfs/bin/"
+	for a in sh sleep; do ln -s busybox "$b/rootfs/bin/$a"; done
+	chown -R "$u:$u" "$b"
+	run_as "$u" "" sh -c 'cd "$0" && crun spec --rootless' "$b" || fail "crun spec failed"
+	# Ten pids at most: the container's shell forks twenty sleeps, of which some must fail.
+	python3 - "$b/config.json" "${d#/sys/fs/cgroup}/ctr/c1" <<'PY'
+import json, sys
+path, cgroup = sys.argv[1], sys.argv[2]
+c = json.load(open(path))
+c["process"]["terminal"] = False
+# The marker is made by a redirection and the shell ends in exec: past the forks, nothing needs another pid.
+c["process"]["args"] = ["sh", "-c", "i=0; while [ $i -lt 20 ]; do sleep 60 & i=$((i+1)); done; : >/ready; exec sleep 60"]
+c["linux"]["cgroupsPath"] = cgroup
+c["linux"]["resources"]["memory"] = {"limit": 67108864}
+c["linux"]["resources"]["pids"] = {"limit": 10}
+json.dump(c, open(path, "w"))
+PY
+	spawn_as "$u" v2_crun/ctr sh -c 'cd "$0" && exec crun --cgroup-manager=cgroupfs --root "$0/state" run c1 >"$0/out" 2>&1' "$b" >/dev/null
+	wait_until 60 test -e "$b/rootfs/ready" || { fail "the container did not get ready: $(cat "$b/out")"; return 1; }
+	expect_eq "$(cat "$d/ctr/c1/memory.max")" 67108864 "the container's memory.max"
+	expect_eq "$(cat "$d/ctr/c1/pids.max")" 10 "the container's pids.max"
+	expect_eq "$(cat "$d/ctr/c1/pids.current")" 10 "the container's pids.current"
+	grep -q "can't fork" "$b/out" || fail "no fork failed past pids.max: $(cat "$b/out")"
+	run_as "$u" v2_crun/ctr crun --root "$b/state" kill c1 KILL
+	wait_until 20 sh -c "[ ! -e '$d/ctr/c1' ] || [ -z \"\$(cat '$d/ctr/c1/cgroup.procs')\" ]"
+	run_as "$u" v2_crun/ctr crun --root "$b/state" delete -f c1 2>/dev/null || true
+	cgm_root delete -f v2_crun
+}
