@@ -215,7 +215,7 @@ static int ancestors_of(const struct target *t, char out[][CGNAME_MAX], int max)
 static int may_have(const struct requester *r, const struct target *t, const char *ctrl, struct err *e)
 {
 	char why[POLICY_WHY_MAX], what[WHAT_MAX], (*anc)[CGNAME_MAX];
-	struct stat st;
+	struct stat st = {0}; /* stat only where ctrl is not enabled: the owner is a fact only there */
 	int rc = 0;
 
 	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))
@@ -229,15 +229,16 @@ static int may_have(const struct requester *r, const struct target *t, const cha
 			rc = err_set(e, ERR_FAILED, "cannot read %s cgroup.subtree_control", what);
 			break;
 		}
-		if (word_in(have, ctrl))
-			continue;
-		if (cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
+		bool enabled = word_in(have, ctrl);
+		if (!enabled && cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
 			rc = err_errno(e, errno, "cannot stat %s cgroup.subtree_control", what);
 			break;
 		}
 		struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
-		if (!policy_may_enable_controller(&r->cred, &sc, false, ctrl, what, why))
+		if (!policy_may_enable_controller(&r->cred, &sc, enabled, ctrl, what, why))
 			rc = err_set(e, ERR_ACCESS, "%s: %s", t->what, why);
+		else if (enabled)
+			continue;
 		else if (refuse_threaded(fd, what, e) < 0)
 			rc = -1;
 		else
