@@ -10,6 +10,7 @@ packages=(
 	python3 socat                                           # tests: raw-socket clients
 	strace                                                  # tests: what the daemon does meanwhile (t_faults)
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
+	crun                                                    # lane v2: a rootless container in a delegated cgroup
 )
 missing=()
 for p in "${packages[@]}"; do

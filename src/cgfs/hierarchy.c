@@ -254,12 +254,19 @@ void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h)
 		s->h[s->n++] = h;
 }
 
+void hierarchy_set_add_controller(struct hierarchy_set *s, struct hierarchy *h, const char *ctrl)
+{
+	hierarchy_set_add(s, h);
+	for (size_t i = 0; h->unified && i < h->controllers.n && i < 64; i++)
+		if (strcmp(h->controllers.v[i], ctrl) == 0)
+			s->v2_ctrls |= UINT64_C(1) << i;
+}
+
 void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out)
 {
-	*out = (struct hierarchy_set){0};
+	*out = (struct hierarchy_set){.several = true, .v2_every = true};
 	for (size_t i = 0; i < hs->n; i++)
 		hierarchy_set_add(out, &hs->h[i]);
-	out->several = true;
 }
 
 int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hierarchy_set *out, struct err *e)
@@ -284,7 +291,8 @@ int hierarchies_select(const struct hierarchies *hs, const char *spec, struct hi
 			strv_free(&names);
 			return -1;
 		}
-		hierarchy_set_add(out, h);
+		/* "unified" names the hierarchy, not a controller of it: no controller is handed over. */
+		hierarchy_set_add_controller(out, h, names.v[i]);
 	}
 	strv_free(&names);
 	return 0;

@@ -2,6 +2,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgfs/proc.h"
 #include "util/err.h"
@@ -44,6 +45,12 @@ struct hierarchy_set {
 	 * its hierarchies up (hierarchy_set_check), after its checks of the other arguments, as 0.42 did.
 	 */
 	struct err invalid;
+	/*
+	 * The cgroup2 controllers it names, which Create and Chown hand over with the cgroup: bits of the cgroup2
+	 * hierarchy's controllers (bit i: controllers.v[i]); v2_every for "all", every controller there is.
+	 */
+	uint64_t v2_ctrls;
+	bool v2_every;
 };
 
 /*
@@ -59,6 +66,8 @@ int hierarchy_set_check(const struct hierarchy_set *s, struct err *e);
 void hierarchies_all(const struct hierarchies *hs, struct hierarchy_set *out);
 /* Adds h unless the set has it already. */
 void hierarchy_set_add(struct hierarchy_set *s, struct hierarchy *h);
+/* Adds h, and on cgroup2 its controller ctrl (one of h's controllers; else nothing more), to the set. */
+void hierarchy_set_add_controller(struct hierarchy_set *s, struct hierarchy *h, const char *ctrl);
 /* The one hierarchy of a call that takes exactly one controller; -1 with e set naming them otherwise. */
 int hierarchy_set_single(const struct hierarchy_set *s, struct hierarchy **out, struct err *e);
 /* The child of its root, in every hierarchy, that the daemon's own process lives in. */

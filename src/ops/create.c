@@ -13,11 +13,13 @@
 #include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/release.h"
+#include "ops/unified.h"
 #include "util/cleanup.h"
 
 struct create_state {
 	struct ops *o;
 	const char *name;
+	const struct hierarchy_set *set; /* on cgroup2, the controllers the new cgroup is to have */
 	bool existed_any;
 	bool made_here; /* the current hierarchy's topmost new directory is recorded */
 	/* What this call made, per hierarchy, so a later failure can undo it. */
@@ -155,7 +157,7 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 	if (t.fd >= 0) {
 		s->existed_any = true;
 		target_close(&t);
-		return 0;
+		return unified_delegate(o, r, &t, s->set, e);
 	}
 	/* Walk down from the requester's cgroup, making what is missing. */
 	cur = take_fd(&t.req_fd);
@@ -206,6 +208,9 @@ static int create_in(struct ops *o, const struct requester *r, const struct proc
 		cgpath_join(rel, comp, next);
 		memcpy(rel, next, sizeof(rel));
 	}
+	/* Its controllers are enabled above it once it is there: a refusal takes back what was made. */
+	if (unified_delegate(o, r, &t, s->set, e) < 0)
+		return fail_here(s, h);
 	s->made_here = false;
 	return 0;
 }
@@ -218,6 +223,7 @@ int ops_create_recorded(struct ops *o, const struct requester *r, const struct h
 		return err_set(e, ERR_LIMIT, "out of memory");
 	s->o = o;
 	s->name = cgroup;
+	s->set = set;
 	if (for_each_hierarchy(o, r, set, create_in, s, e) < 0) {
 		undo(s);
 		journal_end(o);

@@ -106,7 +106,8 @@ int ops_key_hierarchies(struct ops *o, const char *const *ctrls, const kvv *valu
 		}
 		if (!h)
 			return err_set(e, ERR_NOT_FOUND, "controller '%s' is not available on this host", ctrls[i]);
-		hierarchy_set_add(set, h);
+		/* On cgroup2 the controller is handed over with the cgroup (a core one such as freezer names none). */
+		hierarchy_set_add_controller(set, h, h->unified ? v2_name(ctrls[i]) : ctrls[i]);
 	}
 	/* A value given at creation needs its key's hierarchy, listed or not. */
 	struct key_host kh = {.version_of = kv_version_of, .ctx = o};

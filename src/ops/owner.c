@@ -12,9 +12,11 @@
 
 struct chown_args {
 	const char *name;
+	const struct hierarchy_set *set;
 	uid_t uid;
 	gid_t gid;
 	struct target *t; /* every hierarchy's cgroup, checked */
+	uint64_t *ctrls;  /* for each, the cgroup2 controllers to enable above it (ops/unified.h) */
 	int n;
 };
 
@@ -60,6 +62,9 @@ static int chown_in(struct ops *o, const struct requester *r, const struct proc_
 		err_set(e, ERR_ACCESS, "%s", why);
 		goto fail;
 	}
+	/* The new owner gets the cgroup with its controllers, to enable for its own children. */
+	if (unified_delegation_plan(r, &t, a->set, &a->ctrls[a->n], e) < 0)
+		goto fail;
 	if (journal_note_chown(o, &t, a->uid, a->gid, e) < 0)
 		goto fail;
 	a->t[a->n++] = t;
@@ -76,19 +81,26 @@ fail:
 int ops_chown_host_ids(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                        uid_t uid, gid_t gid, struct err *e)
 {
-	struct chown_args a = {cgroup, uid, gid, NULL, 0};
+	struct chown_args a = {.name = cgroup, .set = set, .uid = uid, .gid = gid};
 	int rc = -1;
 
 	if (uid == (uid_t)-1 || gid == (gid_t)-1)
 		return err_set(e, ERR_INVALID, "uid and gid must both be given (got %d, %d)", (int)uid, (int)gid);
-	if (!(a.t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*a.t))))
+	a.t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*a.t));
+	a.ctrls = calloc(o->hs.n ? o->hs.n : 1, sizeof(*a.ctrls));
+	if (!a.t || !a.ctrls) {
+		free(a.t);
+		free(a.ctrls);
 		return err_set(e, ERR_LIMIT, "out of memory");
+	}
 	if (for_each_hierarchy(o, r, set, chown_in, &a, e) >= 0 && journal_go(o, e) == 0) {
 		rc = 0;
 		for (int i = 0; rc == 0 && i < a.n; i++) {
 			struct stat st;
 			uid_t from = fstat(a.t[i].fd, &st) == 0 ? st.st_uid : (uid_t)-1;
-			if ((rc = target_chown(o, &a.t[i], uid, gid, e)) == 0)
+			/* Enabled first, so that the controllers' new files in the cgroup are handed over with it. */
+			if ((rc = unified_hand_over(o, &a.t[i], a.ctrls[i], e)) == 0 &&
+			    (rc = target_chown(o, &a.t[i], uid, gid, e)) == 0)
 				quota_note_chowned(o->quotas, a.t[i].h, from, uid);
 		}
 	}
@@ -96,6 +108,7 @@ int ops_chown_host_ids(struct ops *o, const struct requester *r, const struct hi
 	for (int i = 0; i < a.n; i++)
 		target_close(&a.t[i]);
 	free(a.t);
+	free(a.ctrls);
 	return rc;
 }
 

@@ -143,11 +143,24 @@ static void give_new_files(const struct ops *o, int fd, const char *ctrl)
 	strv_free(&kids);
 }
 
+/*
+ * -1 with e set if fd is part of a threaded subtree, where cgmanager enables nothing: "domain threaded" and
+ * "threaded" are a threaded subtree's cgroups, "domain invalid" sits inside one.
+ */
+static int refuse_threaded(int fd, const char *what, struct err *e)
+{
+	_cleanup_free_ char *type = NULL;
+	if (cgdir_read(fd, "cgroup.type", &type) < 0 || strcmp(type, "domain\n") == 0 || strcmp(type, "domain") == 0)
+		return 0;
+	return err_set(e, ERR_NOT_SUPPORTED, "%s is part of a threaded subtree (cgroup.type %.*s); cgmanager does not "
+	               "manage threaded subtrees", what, (int)strcspn(type, "\n"), type);
+}
+
 /* Enables ctrl in the subtree_control of the cgroup rel (relative to h's root), moving its tasks aside first. */
 static int enable_in(const struct ops *o, const struct hierarchy *h, const char *rel, const char *ctrl, struct err *e)
 {
 	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
-	_cleanup_free_ char *have = NULL, *type = NULL;
+	_cleanup_free_ char *have = NULL;
 	char plus[64], what[WHAT_MAX];
 	int r;
 
@@ -158,10 +171,8 @@ static int enable_in(const struct ops *o, const struct hierarchy *h, const char 
 		return err_errno(e, -r, "cannot read %s cgroup.subtree_control", what);
 	if (word_in(have, ctrl))
 		return 0;
-	/* "domain threaded" and "threaded" are a threaded subtree's; "domain invalid" sits inside one. */
-	if (cgdir_read(fd, "cgroup.type", &type) == 0 && strcmp(type, "domain\n") != 0 && strcmp(type, "domain") != 0)
-		return err_set(e, ERR_NOT_SUPPORTED, "%s is part of a threaded subtree (cgroup.type %.*s); cgmanager does not "
-		               "manage threaded subtrees", what, (int)strcspn(type, "\n"), type);
+	if (refuse_threaded(fd, what, e) < 0)
+		return -1;
 	snprintf(plus, sizeof(plus), "+%s", ctrl);
 	/* A task may arrive between the move and the write: the kernel says EBUSY, and the tasks move again. */
 	for (int attempt = 0; attempt < 5; attempt++) {
@@ -196,14 +207,54 @@ static int ancestors_of(const struct target *t, char out[][CGNAME_MAX], int max)
 
 #define MAX_ANCESTORS 64
 
+/*
+ * Whether t can have ctrl: 0 when every ancestor from the daemon's root to t's parent enables it already, 1 when
+ * some do not and r may have the daemon enable it there (policy_may_enable_controller), -1 with e set when not
+ * (ERR_ACCESS), or when an ancestor lacking it is in a threaded subtree (ERR_NOT_SUPPORTED).
+ */
+static int may_have(const struct requester *r, const struct target *t, const char *ctrl, struct err *e)
+{
+	char why[POLICY_WHY_MAX], what[WHAT_MAX], (*anc)[CGNAME_MAX];
+	struct stat st = {0}; /* stat only where ctrl is not enabled: the owner is a fact only there */
+	int rc = 0;
+
+	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))
+		return err_set(e, ERR_LIMIT, "out of memory");
+	int na = ancestors_of(t, anc, MAX_ANCESTORS);
+	for (int i = 0; i < na && rc >= 0; i++) {
+		_cleanup_close_ int fd = cgdir_open_beneath(t->h->root_fd, anc[i]);
+		_cleanup_free_ char *have = NULL;
+		snprintf(what, sizeof(what), "%s:/%s", t->h->name, anc[i]);
+		if (fd < 0 || cgdir_read(fd, "cgroup.subtree_control", &have) < 0) {
+			rc = err_set(e, ERR_FAILED, "cannot read %s cgroup.subtree_control", what);
+			break;
+		}
+		bool enabled = word_in(have, ctrl);
+		if (!enabled && cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
+			rc = err_errno(e, errno, "cannot stat %s cgroup.subtree_control", what);
+			break;
+		}
+		struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
+		if (!policy_may_enable_controller(&r->cred, &sc, enabled, ctrl, what, why))
+			rc = err_set(e, ERR_ACCESS, "%s: %s", t->what, why);
+		else if (enabled)
+			continue;
+		else if (refuse_threaded(fd, what, e) < 0)
+			rc = -1;
+		else
+			rc = 1;
+	}
+	free(anc);
+	return rc < 0 ? -1 : rc;
+}
+
 int unified_needs_enable(const struct requester *r, const struct target *t, const char *file, char ctrl[64],
                          struct err *e)
 {
-	char why[POLICY_WHY_MAX], (*anc)[CGNAME_MAX];
+	char why[POLICY_WHY_MAX];
 	struct stat st;
 	struct owner limits;
 	size_t n = strcspn(file, ".");
-	int rc = 0;
 
 	if (!t->h->unified || t->rel[0] == '\0' || is_core_file(file) || n == 0 || n >= 64 || !file[n])
 		return 0;
@@ -218,32 +269,7 @@ int unified_needs_enable(const struct requester *r, const struct target *t, cons
 	                          (struct cgroup_place){.requesters_own = strcmp(t->rel, t->req_rel) == 0}, t->what, why))
 		return err_set(e, ERR_ACCESS, "%s", why);
 	/* ... and only where it may enable the controller itself: the kernel's delegation rule. */
-	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))
-		return err_set(e, ERR_LIMIT, "out of memory");
-	int na = ancestors_of(t, anc, MAX_ANCESTORS);
-	for (int i = 0; i < na && rc == 0; i++) {
-		_cleanup_close_ int fd = cgdir_open_beneath(t->h->root_fd, anc[i]);
-		_cleanup_free_ char *have = NULL;
-		if (fd < 0 || cgdir_read(fd, "cgroup.subtree_control", &have) < 0) {
-			rc = err_set(e, ERR_FAILED, "cannot read %s:/%s cgroup.subtree_control", t->h->name, anc[i]);
-			break;
-		}
-		if (word_in(have, ctrl))
-			continue;
-		if (cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
-			rc = err_errno(e, errno, "cannot stat %s:/%s cgroup.subtree_control", t->h->name, anc[i]);
-			break;
-		}
-		struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
-		if (!policy_is_host_root(&r->cred) && !policy_permits(&r->cred, &sc, WANT_WRITE))
-			rc = err_set(e, ERR_ACCESS, "%s needs %s enabled in %s:/%s cgroup.subtree_control, which is owned by uid "
-			             "%u; you are uid %u: ask its owner to enable +%s there", t->what, ctrl, t->h->name, anc[i],
-			             (unsigned)sc.uid, (unsigned)r->cred.uid, ctrl);
-		else
-			rc = 1;
-	}
-	free(anc);
-	return rc < 0 ? -1 : rc;
+	return may_have(r, t, ctrl, e);
 }
 
 int unified_enable(struct ops *o, const struct target *t, const char *ctrl, struct err *e)
@@ -266,6 +292,45 @@ int unified_prepare_file(struct ops *o, const struct requester *r, const struct 
 	char ctrl[64];
 	int rc = unified_needs_enable(r, t, file, ctrl, e);
 	return rc <= 0 ? rc : unified_enable(o, t, ctrl, e);
+}
+
+int unified_delegation_plan(const struct requester *r, const struct target *t, const struct hierarchy_set *set,
+                            uint64_t *ctrls, struct err *e)
+{
+	const strv *have = &t->h->controllers;
+	*ctrls = 0;
+	if (!t->h->unified || t->rel[0] == '\0')
+		return 0;
+	for (size_t i = 0; i < have->n && i < 64; i++) {
+		uint64_t bit = UINT64_C(1) << i;
+		struct err one = {0};
+		if (!set->v2_every && !(set->v2_ctrls & bit))
+			continue;
+		int rc = may_have(r, t, have->v[i], &one);
+		if (rc > 0)
+			*ctrls |= bit;
+		/* "all" is every controller r can have: one it may not have, or not here, is left out. */
+		if (rc < 0 && !(set->v2_every && (one.kind == ERR_ACCESS || one.kind == ERR_NOT_SUPPORTED))) {
+			*e = one;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int unified_hand_over(struct ops *o, const struct target *t, uint64_t ctrls, struct err *e)
+{
+	for (size_t i = 0; i < t->h->controllers.n && i < 64; i++)
+		if ((ctrls & (UINT64_C(1) << i)) && unified_enable(o, t, t->h->controllers.v[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+int unified_delegate(struct ops *o, const struct requester *r, const struct target *t,
+                     const struct hierarchy_set *set, struct err *e)
+{
+	uint64_t ctrls;
+	return unified_delegation_plan(r, t, set, &ctrls, e) < 0 ? -1 : unified_hand_over(o, t, ctrls, e);
 }
 
 int unified_procs_fd(const struct target *t, int *fd)

@@ -31,5 +31,20 @@ int unified_enable(struct ops *o, const struct target *t, const char *ctrl, stru
 int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
                          struct err *e);
 
+/*
+ * Delegation hands over controllers: the cgroup2 controllers set names (set->v2_ctrls, or with set->v2_every
+ * every one the daemon's root has) that t is to have, so that its owner can enable them for its own children.
+ * unified_delegation_plan checks, changing nothing, and gives in *ctrls (bits of t->h->controllers) those that
+ * some ancestor from the daemon's root to t's parent does not enable yet; -1 with e set when r may not have a
+ * named one (policy_may_enable_controller) or an ancestor lacking it is threaded. Of "all", such are left out.
+ */
+int unified_delegation_plan(const struct requester *r, const struct target *t, const struct hierarchy_set *set,
+                            uint64_t *ctrls, struct err *e);
+/* Enables the planned controllers top-down from the daemon's root to t's parent (unified_enable). */
+int unified_hand_over(struct ops *o, const struct target *t, uint64_t ctrls, struct err *e);
+/* Both, for Create, whose cgroup is the requester's own doing. */
+int unified_delegate(struct ops *o, const struct requester *r, const struct target *t,
+                     const struct hierarchy_set *set, struct err *e);
+
 /* Where a task moved into t goes: t itself, or its leaf when t's children have controllers. -errno. */
 int unified_procs_fd(const struct target *t, int *fd);

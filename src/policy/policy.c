@@ -135,6 +135,18 @@ bool policy_may_set_value(const struct cred *c, const struct owner *file, const 
 	return need(c, file, WANT_WRITE, what, "write access", why);
 }
 
+bool policy_may_enable_controller(const struct cred *c, const struct owner *subtree_control, bool enabled,
+                                  const char *ctrl, const char *what, char why[POLICY_WHY_MAX])
+{
+	/* Root of a user namespace writes what its namespace maps (policy_permits), as the kernel lets it. */
+	if (enabled || policy_is_host_root(c) || policy_permits(c, subtree_control, WANT_WRITE))
+		return true;
+	snprintf(why, POLICY_WHY_MAX, "%s must be enabled in %s cgroup.subtree_control, which is owned by uid %u (mode "
+	         "%03o), above what was delegated to you (uid %u): ask its owner to enable +%s there", ctrl, what,
+	         (unsigned)subtree_control->uid, (unsigned)(subtree_control->mode & 0777), (unsigned)c->uid, ctrl);
+	return false;
+}
+
 bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
                       char why[POLICY_WHY_MAX])
 {

@@ -30,7 +30,8 @@ test_v2_delegation_to_a_user_and_what_it_may_do_directly() {
 test_v2_controllers_enabled_top_down_and_tasks_kept_in_a_leaf() {
 	local d pid
 	d=$(sb_path unified)
-	cgm_root create all v2_td/a/b
+	# "unified" hands over no controller (Create all would enable them all down to v2_td/a already).
+	cgm_root create unified v2_td/a/b
 	pid=$(spawn_sleeper 0 v2_td/a)
 	# Setting a limit on v2_td/a/b enables memory from the daemon's root down to v2_td/a ...
 	cgm_root setvalue memory v2_td/a/b memory.max 64M
@@ -55,7 +56,8 @@ test_v2_controllers_enabled_top_down_and_tasks_kept_in_a_leaf() {
 test_v2_threaded_subtrees_refused_clearly() {
 	local d
 	d=$(sb_path unified)
-	cgm_root create all v2_thr/t
+	# Not "all", which enables every controller in v2_thr: the kernel then refuses to make a child threaded.
+	cgm_root create unified v2_thr/t
 	echo threaded >"$d/v2_thr/t/cgroup.type"
 	cgm_root create all v2_thr/t/x
 	expect_refused "threaded" cgm_root setvalue memory v2_thr/t/x memory.max 1M
@@ -127,3 +129,146 @@ test_v2_leaf_hands_over_no_power_over_roots_task() {
 	cgm_root delete -f v2_leaf
 }
 alive_and_running() { ! pid_gone "$1" && grep -qE '^State:\s+[RS]' "/proc/$1/status"; }
+
+# Delegation hands over controllers (issue 15): Create with controllers and Chown enable them in
+# cgroup.subtree_control from the daemon's root down to the cgroup's parent, so that the cgroup has them and its
+# owner can enable them for its own children. v2_deleg_* cgroups sit beneath a parent the daemon made, which enables
+# nothing of its own: only what the request hands over is there.
+
+# deleg_owner_uses_memory DIR UID: as UID, directly on cgroupfs, memory enabled for DIR's children and a child's limit.
+deleg_owner_uses_memory() {
+	run_as "$2" "" sh -c 'mkdir "$0/kid" && echo +memory >"$0/cgroup.subtree_control" && echo 32M >"$0/kid/memory.max"' "$1" ||
+		fail "uid $2 could not enable memory in $1 for its own child"
+	expect_eq "$(cat "$1/kid/memory.max")" 33554432 "the owner's child's memory.max"
+}
+
+# deleg_has DIR CTRL...: each CTRL is in DIR's cgroup.controllers.
+deleg_has() {
+	local d=$1 c have
+	shift
+	read -r have <"$d/cgroup.controllers" || have=
+	for c in "$@"; do [[ " $have " == *" $c "* ]] || fail "$d has no $c (cgroup.controllers: '$have')" || return 1; done
+}
+
+test_v2_deleg_042_create_with_a_list_and_chown() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_dl
+	cgm_root create memory,pids v2_dl/ctr
+	deleg_has "$d/ctr" memory pids
+	# Only what was named: cpu stays off on the way.
+	grep -qw cpu "$d/cgroup.subtree_control" && fail "cpu enabled in v2_dl, which the list did not name"
+	cgm_root chown memory,pids v2_dl/ctr "$u" "$u"
+	expect_owner "$d/ctr/cgroup.subtree_control" "$u" "$u"
+	deleg_owner_uses_memory "$d/ctr" "$u"
+	cgm_root remove all v2_dl
+}
+
+test_v2_deleg_042_create_all_hands_over_every_controller() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_da
+	cgm_root create all v2_da/ctr
+	# shellcheck disable=SC2046
+	deleg_has "$d/ctr" $(cat "$(sb_path unified)/cgroup.controllers")
+	cgm_root chown all v2_da/ctr "$u" "$u"
+	deleg_owner_uses_memory "$d/ctr" "$u"
+	cgm_root remove all v2_da
+}
+
+# As the issue tried it: `cgm new ctr -c cpu,io,memory,pids`, then `cgm own`.
+test_v2_deleg_key_api_new_with_controllers_then_own() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_dk
+	cgm_root new v2_dk/ctr -c cpu,io,memory,pids
+	deleg_has "$d/ctr" cpu io memory pids
+	cgm_root own v2_dk/ctr "$u" "$u"
+	deleg_owner_uses_memory "$d/ctr" "$u"
+	# The owner's own children through the daemon as well, with the controllers it enabled.
+	run_as "$u" "" sh -c 'echo +pids >"$0/cgroup.subtree_control"' "$d/ctr" || fail "the owner could not enable pids"
+	cgm_as "$u" "" new v2_dk/ctr/kid2 memory.limit=16M pids.limit=20
+	expect_eq "$(cat "$d/ctr/kid2/memory.max")" 16777216 "kid2's memory.max"
+	expect_eq "$(cat "$d/ctr/kid2/pids.max")" 20 "kid2's pids.max"
+	cgm_root delete -f v2_dk
+}
+
+# Chown alone hands over: of 0.42 the controllers named, of the key API (and `all`) every one.
+test_v2_deleg_chown_hands_over_controllers() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_dc
+	# "unified" names the hierarchy, not a controller: nothing is enabled by the Create.
+	cgm_root create unified v2_dc/a
+	cgm_root create unified v2_dc/b
+	expect_eq "$(cat "$d/cgroup.subtree_control")" "" "v2_dc's cgroup.subtree_control after Create unified"
+	cgm_root chown memory v2_dc/a "$u" "$u"
+	deleg_has "$d/a" memory
+	deleg_owner_uses_memory "$d/a" "$u"
+	cgm_root own v2_dc/b "$u" "$u"
+	# shellcheck disable=SC2046
+	deleg_has "$d/b" $(cat "$(sb_path unified)/cgroup.controllers")
+	cgm_root remove all v2_dc
+}
+
+# A user may have controllers enabled at and beneath its delegation point only, never above it unless there already.
+test_v2_deleg_not_above_the_requesters_delegation_point() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_dr
+	cgm_root create unified v2_dr/user
+	cgm_root chown unified v2_dr/user "$u" "$u"
+	expect_refused "memory must be enabled in unified:/v2_dr cgroup.subtree_control.*above what was delegated to you" \
+		cgm_as "$u" v2_dr/user new kid -c memory
+	expect_eq "$(cat "$d/cgroup.subtree_control")" "" "v2_dr's cgroup.subtree_control after the refusal"
+	expect_missing "$d/user/kid"
+	# "all" is every controller the user can have: here none, and the cgroup is made.
+	cgm_as "$u" v2_dr/user create all kid
+	expect_eq "$(cat "$d/cgroup.subtree_control")" "" "v2_dr's cgroup.subtree_control after the user's Create all"
+	# Once memory is enabled above (by root), the user's Create enables it in its own delegation point.
+	echo +memory >"$d/cgroup.subtree_control"
+	cgm_as "$u" v2_dr/user new kid2 -c memory
+	deleg_has "$d/user/kid2" memory
+	grep -qw pids "$d/cgroup.subtree_control" && fail "pids enabled in v2_dr"
+	cgm_root delete -f v2_dr
+}
+
+# The point of handing controllers over: a rootless runtime of the owner applies its limits. Debian's crun,
+# run by the unprivileged owner with the cgroupfs manager, puts a busybox container into a child of the delegated
+# cgroup with a memory and a pids limit; the limits are in that cgroup and a fork past pids.max fails.
+test_v2_deleg_rootless_crun_applies_its_limits() {
+	local u=$V2_USER d b=$WORK/crun a out
+	command -v crun >/dev/null || skip "no crun (scripts/install-deps.sh installs it)"
+	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || skip "no static /bin/busybox (busybox-static)"
+	d=$(sb_path unified)/v2_crun
+	cgm_root new v2_crun/ctr -c memory,pids
+	cgm_root own v2_crun/ctr "$u" "$u"
+	# The owner enables its controllers for its children before any task sits in ctr; its tasks then go to the leaf.
+	run_as "$u" "" sh -c 'echo "+memory +pids" >"$0/cgroup.subtree_control"' "$d/ctr" || fail "the owner could not enable memory and pids"
+	mkdir -p "$b/rootfs/bin"
+	cp /bin/busybox "$b/rootfs/bin/"
+	for a in sh sleep; do ln -s busybox "$b/rootfs/bin/$a"; done
+	chown -R "$u:$u" "$b"
+	run_as "$u" "" sh -c 'cd "$0" && crun spec --rootless' "$b" || fail "crun spec failed"
+	# Ten pids at most, which a shell exec'd in the container runs out of: it forks twenty sleeps.
+	python3 - "$b/config.json" "${d#/sys/fs/cgroup}/ctr/c1" <<'PY'
+import json, sys
+path, cgroup = sys.argv[1], sys.argv[2]
+c = json.load(open(path))
+c["process"]["terminal"] = False
+c["root"]["readonly"] = False  # the marker /ready is written there
+c["process"]["args"] = ["sh", "-c", ": >/ready; exec sleep 300"]
+c["linux"]["cgroupsPath"] = cgroup
+c["linux"]["resources"]["memory"] = {"limit": 67108864}
+c["linux"]["resources"]["pids"] = {"limit": 10}
+json.dump(c, open(path, "w"))
+PY
+	spawn_as "$u" v2_crun/ctr sh -c 'cd "$0" && exec crun --cgroup-manager=cgroupfs --root "$0/state" run c1 >"$0/out" 2>&1' "$b" >/dev/null
+	wait_until 60 test -e "$b/rootfs/ready" || { fail "the container did not get ready: $(cat "$b/out")"; return 1; }
+	expect_eq "$(cat "$d/ctr/c1/memory.max")" 67108864 "the container's memory.max"
+	expect_eq "$(cat "$d/ctr/c1/pids.max")" 10 "the container's pids.max"
+	# busybox's sh gives up at the first fork the kernel refuses.
+	out=$(run_as "$u" v2_crun/ctr crun --root "$b/state" exec c1 sh -c 'i=0; while [ $i -lt 20 ]; do sleep 60 & i=$((i+1)); done' 2>&1) &&
+		fail "twenty forks succeeded under pids.max 10"
+	echo "$out" | grep -q "can't fork" || fail "no fork failed past pids.max: $out"
+	[ "$(cat "$d/ctr/c1/pids.current")" -le 10 ] || fail "pids.current $(cat "$d/ctr/c1/pids.current") above pids.max"
+	run_as "$u" v2_crun/ctr crun --root "$b/state" kill c1 KILL
+	wait_until 20 sh -c "[ ! -e '$d/ctr/c1' ] || [ -z \"\$(cat '$d/ctr/c1/cgroup.procs')\" ]"
+	run_as "$u" v2_crun/ctr crun --root "$b/state" delete -f c1 2>/dev/null || true
+	cgm_root delete -f v2_crun
+}

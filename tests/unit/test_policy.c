@@ -246,6 +246,31 @@ static void scm_credentials_the_peer_could_send(void)
 	CHECK(policy_may_vouch(&fake_root, 0, 0, "requester's", why));
 }
 
+/* Controllers enabled for a requester in ancestors: never above its delegation point unless already there. */
+static void enabling_controllers_stops_at_the_delegation_point(void)
+{
+	char why[POLICY_WHY_MAX];
+	const struct owner root_sc = {0, 0, 0100644}, alice_sc = {1000, 1000, 0100644};
+	const struct owner croot_sc = {100000, 100000, 0100644};
+	/* Host root may change any ancestor. */
+	CHECK(policy_may_enable_controller(&root, &root_sc, false, "memory", "unified:/a", why));
+	/* Alice at and beneath her delegation point, whose cgroup.subtree_control she was handed. */
+	CHECK(policy_may_enable_controller(&alice, &alice_sc, false, "memory", "unified:/a/alice", why));
+	/* Above it only what is enabled already. */
+	CHECK(policy_may_enable_controller(&alice, &root_sc, true, "memory", "unified:/a", why));
+	CHECK(!policy_may_enable_controller(&alice, &root_sc, false, "memory", "unified:/a", why));
+	CHECK(strstr(why, "memory must be enabled in unified:/a cgroup.subtree_control") != NULL);
+	CHECK(strstr(why, "owned by uid 0") != NULL && strstr(why, "you (uid 1000)") != NULL);
+	CHECK(strstr(why, "enable +memory there") != NULL);
+	/* Nor in someone else's delegation. */
+	CHECK(!policy_may_enable_controller(&bob, &alice_sc, false, "pids", "unified:/a/alice", why));
+	/* A group given write access by its owner counts, as for the kernel. */
+	CHECK(policy_may_enable_controller(&alice, &group50_file, false, "pids", "unified:/g", why));
+	/* Root of a user namespace: its container's cgroups (mapped owners), not the host's above them. */
+	CHECK(policy_may_enable_controller(&croot, &croot_sc, false, "memory", "unified:/c", why));
+	CHECK(!policy_may_enable_controller(&croot, &root_sc, false, "memory", "unified:/", why));
+}
+
 int main(void)
 {
 	RUN(permission_bits);
@@ -264,5 +289,6 @@ int main(void)
 	RUN(task_refusals_name_the_action);
 	RUN(writes_that_act_on_tasks);
 	RUN(scm_credentials_the_peer_could_send);
+	RUN(enabling_controllers_stops_at_the_delegation_point);
 	return CHECK_EXIT();
 }
