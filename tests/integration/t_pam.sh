@@ -12,6 +12,12 @@ pam_setup() {
 	command -v pamtester >/dev/null || skip "pamtester is not installed (scripts/install-deps.sh)"
 	[ -e "$PAM_MODULE" ] || skip "pam_cgm.so was not built (libpam0g-dev missing)"
 	PW=$WORK/pam PAM_HELD=()
+	# A sanitizer build's module needs the sanitizer runtime in pamtester, which is not built with it.
+	PAM_PRELOAD=
+	if nm -D --undefined-only "$PAM_MODULE" | grep -q __asan_init; then
+		PAM_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
+		export PAM_PRELOAD
+	fi
 	rm -rf "$PW" && mkdir -p "$PW" && chmod 755 "$PW"
 	cp /etc/passwd "$PW/passwd" && cp /etc/group "$PW/group"
 	echo "$PAM_USER1:x:$TEST_UID:$TEST_UID::/:/bin/sh" >>"$PW/passwd"
@@ -39,7 +45,7 @@ pam_setup() {
 		mount -t tmpfs -o mode=755 dev /dev
 		# /dev/log is the listener's socket (\$PW/log leads there); the rest of /dev as it was.
 		ln -s "$PW"/hostdev/* "$PW/log" /dev/
-		exec pamtester -v cgm-test "\$user" "\$@"
+		exec \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
 	NS
 	chmod 755 "$PW/hold.sh" "$PW/ns.sh"
 	ln -s "$PW/log.sock" "$PW/log"
@@ -153,6 +159,8 @@ test_pam_session_cgroup_delegated_with_the_process_in_it() {
 	# The user names the session's cgroup from inside it: it is "" to a process there, and theirs to parcel.
 	cgm_as "$TEST_UID" "user/$PAM_USER1/0" create all sub >/dev/null
 	expect_owner "$(sb_path "$MH")/user/$PAM_USER1/0/sub" "$TEST_UID" "$TEST_UID"
+	cgm_as "$TEST_UID" "user/$PAM_USER1/0" new job -c memory memory.limit=64M >/dev/null
+	expect_eq "$(cat "$(sb_path "$MH")/user/$PAM_USER1/0/job/$MLIM")" 67108864 "the limit the user set on its own child"
 	expect_eq "$(cgm_as "$TEST_UID" "user/$PAM_USER1/0" getpidcgroup "$MH" "$pid")" / "the session's process, seen from the session"
 	pam_close one "$pid"
 	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
