@@ -138,6 +138,20 @@ static const char *cg_name(int cgfd, char *buf, size_t len)
 
 /* --- the stored rules --- */
 
+/*
+ * A failed xattr call on cgfd: errno's reason, and where this cgroupfs keeps no trusted.* xattrs at all, what
+ * that means (doing: "read the device rules stored on", "store the device rules on"; what for the rest).
+ */
+static int xattr_failed(int cgfd, const char *doing, const char *consequence, struct err *e)
+{
+	char name[256];
+	cg_name(cgfd, name, sizeof(name));
+	if (errno == EOPNOTSUPP)
+		return err_errno(e, errno, "cannot %s %s: this cgroupfs keeps no trusted.* xattrs%s", doing, name,
+		                 consequence);
+	return err_errno(e, errno, "cannot %s %s (the xattr %s)", doing, name, DEVICES_BPF_XATTR);
+}
+
 /* The xattr's value as a heap string; *out = NULL when there is none. */
 static int xattr_read(int cgfd, char **out, struct err *e)
 {
@@ -149,11 +163,7 @@ static int xattr_read(int cgfd, char **out, struct err *e)
 		if (size < 0) {
 			if (errno == ENODATA)
 				return 0;
-			if (errno == EOPNOTSUPP)
-				return err_errno(e, errno, "cannot read the device rules stored on %s: this cgroupfs keeps no "
-				                 "trusted.* xattrs", cg_name(cgfd, name, sizeof(name)));
-			return err_errno(e, errno, "cannot read the xattr %s of %s", DEVICES_BPF_XATTR,
-			                 cg_name(cgfd, name, sizeof(name)));
+			return xattr_failed(cgfd, "read the device rules stored on", "", e);
 		}
 		if (!(buf = malloc((size_t)size + 1)))
 			return err_set(e, ERR_LIMIT, "out of memory");
@@ -167,8 +177,7 @@ static int xattr_read(int cgfd, char **out, struct err *e)
 		if (errno == ENODATA)
 			return 0;
 		if (errno != ERANGE) /* ERANGE: it grew in between */
-			return err_errno(e, errno, "cannot read the xattr %s of %s", DEVICES_BPF_XATTR,
-			                 cg_name(cgfd, name, sizeof(name)));
+			return xattr_failed(cgfd, "read the device rules stored on", "", e);
 	}
 	return err_set(e, ERR_FAILED, "cannot read the xattr %s of %s: it keeps changing", DEVICES_BPF_XATTR,
 	               cg_name(cgfd, name, sizeof(name)));
@@ -185,11 +194,7 @@ static int xattr_write(int cgfd, const char *text, struct err *e)
 	}
 	if (fsetxattr(cgfd, DEVICES_BPF_XATTR, text, strlen(text), 0) == 0)
 		return 0;
-	if (errno == EOPNOTSUPP)
-		return err_errno(e, errno, "cannot store the device rules on %s: this cgroupfs keeps no trusted.* xattrs, "
-		                 "so the rules could not be read back or extended", cg_name(cgfd, name, sizeof(name)));
-	return err_errno(e, errno, "cannot store the device rules in the xattr %s of %s", DEVICES_BPF_XATTR,
-	                 cg_name(cgfd, name, sizeof(name)));
+	return xattr_failed(cgfd, "store the device rules on", ", so the rules could not be read back or extended", e);
 }
 
 int devices_bpf_rules(int cgfd, struct dev_rule **rules, size_t *n, struct err *e)
