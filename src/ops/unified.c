@@ -309,8 +309,14 @@ int unified_delegation_plan(const struct requester *r, const struct target *t, c
 		int rc = may_have(r, t, have->v[i], &one);
 		if (rc > 0)
 			*ctrls |= bit;
-		/* "all" is every controller r can have: one it may not have, or not here, is left out. */
-		if (rc < 0 && !(set->v2_every && (one.kind == ERR_ACCESS || one.kind == ERR_NOT_SUPPORTED))) {
+		/*
+		 * "all" is every controller r can have: one it may not have, or not here, is left out. So is a
+		 * controller a 0.42 argument names (set->written): there it names the one cgroup2 hierarchy, and a
+		 * 0.42 client's Create or Chown must not fail for a controller it could not have asked the kernel for.
+		 * The key API's controller list (no written text) asks for each: a refusal is the call's.
+		 */
+		bool best_effort = set->v2_every || set->written;
+		if (rc < 0 && !(best_effort && (one.kind == ERR_ACCESS || one.kind == ERR_NOT_SUPPORTED))) {
 			*e = one;
 			return -1;
 		}
