@@ -247,7 +247,7 @@ int ops_key_set_values(struct ops *o, const struct requester *r, const char *nam
 			goto out;
 	}
 	for (size_t i = 0; i < writes.n; i++)
-		if (steps[i].enable && unified_enable(o, steps[i].t, steps[i].enable_ctrl, e) < 0)
+		if (steps[i].enable && unified_enable(o, k.r, steps[i].t, steps[i].enable_ctrl, e) < 0)
 			goto out;
 	if (write_steps(steps, writes.n, e) < 0 || apply_rules(steps, writes.n, batches, nb, e) < 0) {
 		undo(steps, writes.n, batches, nb, e);

@@ -99,7 +99,7 @@ int ops_chown_host_ids(struct ops *o, const struct requester *r, const struct hi
 			struct stat st;
 			uid_t from = fstat(a.t[i].fd, &st) == 0 ? st.st_uid : (uid_t)-1;
 			/* Enabled first, so that the controllers' new files in the cgroup are handed over with it. */
-			if ((rc = unified_hand_over(o, &a.t[i], a.ctrls[i], e)) == 0 &&
+			if ((rc = unified_hand_over(o, r, &a.t[i], a.ctrls[i], e)) == 0 &&
 			    (rc = target_chown(o, &a.t[i], uid, gid, e)) == 0)
 				quota_note_chowned(o->quotas, a.t[i].h, from, uid);
 		}

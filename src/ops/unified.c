@@ -156,9 +156,34 @@ static int refuse_threaded(int fd, const char *what, struct err *e)
 	               "manage threaded subtrees", what, (int)strcspn(type, "\n"), type);
 }
 
-/* Enables ctrl in the subtree_control of the cgroup rel (relative to h's root), moving its tasks aside first. */
-static int enable_in(const struct ops *o, const struct hierarchy *h, const char *rel, const char *ctrl, struct err *e)
+/*
+ * Whether r may have the daemon enable ctrl in the ancestor anc of t (open at fd), where it is not enabled:
+ * 0, or -1 with e set (policy_may_enable_controller). Asked when the request is checked and again just before
+ * the write, so that an owner who disabled ctrl there in between is not overruled.
+ */
+static int may_enable_in(const struct requester *r, const struct target *t, int fd, const char *anc, const char *ctrl,
+                         struct err *e)
 {
+	char why[POLICY_WHY_MAX], what[WHAT_MAX];
+	struct stat st;
+	snprintf(what, sizeof(what), "%s:/%s", t->h->name, anc);
+	if (cgdir_stat(fd, "cgroup.subtree_control", &st) < 0)
+		return err_errno(e, errno, "cannot stat %s cgroup.subtree_control", what);
+	struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
+	struct controller_place at = {.above_requesters_own = rel_is_beneath(t->req_rel, anc) && strcmp(t->req_rel, anc) != 0};
+	if (!policy_may_enable_controller(&r->cred, &sc, at, ctrl, what, why))
+		return err_set(e, ERR_ACCESS, "%s: %s", t->what, why);
+	return 0;
+}
+
+/*
+ * Enables ctrl in the subtree_control of t's ancestor rel (relative to its root) for req, moving its tasks aside
+ * first.
+ */
+static int enable_in(const struct ops *o, const struct requester *req, const struct target *t, const char *rel,
+                     const char *ctrl, struct err *e)
+{
+	const struct hierarchy *h = t->h;
 	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
 	_cleanup_free_ char *have = NULL;
 	char plus[64], what[WHAT_MAX];
@@ -171,7 +196,7 @@ static int enable_in(const struct ops *o, const struct hierarchy *h, const char 
 		return err_errno(e, -r, "cannot read %s cgroup.subtree_control", what);
 	if (word_in(have, ctrl))
 		return 0;
-	if (refuse_threaded(fd, what, e) < 0)
+	if (may_enable_in(req, t, fd, rel, ctrl, e) < 0 || refuse_threaded(fd, what, e) < 0)
 		return -1;
 	snprintf(plus, sizeof(plus), "+%s", ctrl);
 	/* A task may arrive between the move and the write: the kernel says EBUSY, and the tasks move again. */
@@ -214,8 +239,7 @@ static int ancestors_of(const struct target *t, char out[][CGNAME_MAX], int max)
  */
 static int may_have(const struct requester *r, const struct target *t, const char *ctrl, struct err *e)
 {
-	char why[POLICY_WHY_MAX], what[WHAT_MAX], (*anc)[CGNAME_MAX];
-	struct stat st = {0}; /* stat only where ctrl is not enabled: the owner is a fact only there */
+	char what[WHAT_MAX], (*anc)[CGNAME_MAX];
 	int rc = 0;
 
 	if (!(anc = calloc(MAX_ANCESTORS, sizeof(*anc))))
@@ -225,27 +249,17 @@ static int may_have(const struct requester *r, const struct target *t, const cha
 		_cleanup_close_ int fd = cgdir_open_beneath(t->h->root_fd, anc[i]);
 		_cleanup_free_ char *have = NULL;
 		snprintf(what, sizeof(what), "%s:/%s", t->h->name, anc[i]);
-		if (fd < 0 || cgdir_read(fd, "cgroup.subtree_control", &have) < 0) {
+		if (fd < 0 || cgdir_read(fd, "cgroup.subtree_control", &have) < 0)
 			rc = err_set(e, ERR_FAILED, "cannot read %s cgroup.subtree_control", what);
-			break;
-		}
-		bool enabled = word_in(have, ctrl);
-		if (!enabled && cgdir_stat(fd, "cgroup.subtree_control", &st) < 0) {
-			rc = err_errno(e, errno, "cannot stat %s cgroup.subtree_control", what);
-			break;
-		}
-		struct owner sc = {st.st_uid, st.st_gid, st.st_mode};
-		if (!policy_may_enable_controller(&r->cred, &sc, enabled, ctrl, what, why))
-			rc = err_set(e, ERR_ACCESS, "%s: %s", t->what, why);
-		else if (enabled)
+		else if (word_in(have, ctrl))
 			continue;
-		else if (refuse_threaded(fd, what, e) < 0)
+		else if (may_enable_in(r, t, fd, anc[i], ctrl, e) < 0 || refuse_threaded(fd, what, e) < 0)
 			rc = -1;
 		else
 			rc = 1;
 	}
 	free(anc);
-	return rc < 0 ? -1 : rc;
+	return rc;
 }
 
 int unified_needs_enable(const struct requester *r, const struct target *t, const char *file, char ctrl[64],
@@ -272,7 +286,7 @@ int unified_needs_enable(const struct requester *r, const struct target *t, cons
 	return may_have(r, t, ctrl, e);
 }
 
-int unified_enable(struct ops *o, const struct target *t, const char *ctrl, struct err *e)
+int unified_enable(struct ops *o, const struct requester *r, const struct target *t, const char *ctrl, struct err *e)
 {
 	char (*anc)[CGNAME_MAX] = calloc(MAX_ANCESTORS, sizeof(*anc));
 	int rc = 0;
@@ -281,7 +295,7 @@ int unified_enable(struct ops *o, const struct target *t, const char *ctrl, stru
 	/* Top-down: the daemon's root first, t's parent last. */
 	int na = ancestors_of(t, anc, MAX_ANCESTORS);
 	for (int i = 0; i < na && rc == 0; i++)
-		rc = enable_in(o, t->h, anc[i], ctrl, e);
+		rc = enable_in(o, r, t, anc[i], ctrl, e);
 	free(anc);
 	return rc;
 }
@@ -291,7 +305,7 @@ int unified_prepare_file(struct ops *o, const struct requester *r, const struct 
 {
 	char ctrl[64];
 	int rc = unified_needs_enable(r, t, file, ctrl, e);
-	return rc <= 0 ? rc : unified_enable(o, t, ctrl, e);
+	return rc <= 0 ? rc : unified_enable(o, r, t, ctrl, e);
 }
 
 int unified_delegation_plan(const struct requester *r, const struct target *t, const struct hierarchy_set *set,
@@ -324,10 +338,11 @@ int unified_delegation_plan(const struct requester *r, const struct target *t, c
 	return 0;
 }
 
-int unified_hand_over(struct ops *o, const struct target *t, uint64_t ctrls, struct err *e)
+int unified_hand_over(struct ops *o, const struct requester *r, const struct target *t, uint64_t ctrls,
+                      struct err *e)
 {
 	for (size_t i = 0; i < t->h->controllers.n && i < 64; i++)
-		if ((ctrls & (UINT64_C(1) << i)) && unified_enable(o, t, t->h->controllers.v[i], e) < 0)
+		if ((ctrls & (UINT64_C(1) << i)) && unified_enable(o, r, t, t->h->controllers.v[i], e) < 0)
 			return -1;
 	return 0;
 }
@@ -336,7 +351,7 @@ int unified_delegate(struct ops *o, const struct requester *r, const struct targ
                      const struct hierarchy_set *set, struct err *e)
 {
 	uint64_t ctrls;
-	return unified_delegation_plan(r, t, set, &ctrls, e) < 0 ? -1 : unified_hand_over(o, t, ctrls, e);
+	return unified_delegation_plan(r, t, set, &ctrls, e) < 0 ? -1 : unified_hand_over(o, r, t, ctrls, e);
 }
 
 int unified_procs_fd(const struct target *t, int *fd)

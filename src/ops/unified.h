@@ -26,7 +26,7 @@ bool unified_is_leaf(const char *name);
 int unified_needs_enable(const struct requester *r, const struct target *t, const char *file, char ctrl[64],
                          struct err *e);
 /* Enables ctrl top-down from the daemon's root to t's parent, moving tasks in the way into leaves. */
-int unified_enable(struct ops *o, const struct target *t, const char *ctrl, struct err *e);
+int unified_enable(struct ops *o, const struct requester *r, const struct target *t, const char *ctrl, struct err *e);
 /* Both, for the calls that write one file (SetValue, Chmod). */
 int unified_prepare_file(struct ops *o, const struct requester *r, const struct target *t, const char *file,
                          struct err *e);
@@ -41,7 +41,8 @@ int unified_prepare_file(struct ops *o, const struct requester *r, const struct 
 int unified_delegation_plan(const struct requester *r, const struct target *t, const struct hierarchy_set *set,
                             uint64_t *ctrls, struct err *e);
 /* Enables the planned controllers top-down from the daemon's root to t's parent (unified_enable). */
-int unified_hand_over(struct ops *o, const struct target *t, uint64_t ctrls, struct err *e);
+int unified_hand_over(struct ops *o, const struct requester *r, const struct target *t, uint64_t ctrls,
+                      struct err *e);
 /* Both, for Create, whose cgroup is the requester's own doing. */
 int unified_delegate(struct ops *o, const struct requester *r, const struct target *t,
                      const struct hierarchy_set *set, struct err *e);

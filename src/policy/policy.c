@@ -135,11 +135,19 @@ bool policy_may_set_value(const struct cred *c, const struct owner *file, const 
 	return need(c, file, WANT_WRITE, what, "write access", why);
 }
 
-bool policy_may_enable_controller(const struct cred *c, const struct owner *subtree_control, bool enabled,
+bool policy_may_enable_controller(const struct cred *c, const struct owner *subtree_control, struct controller_place at,
                                   const char *ctrl, const char *what, char why[POLICY_WHY_MAX])
 {
+	if (at.enabled || policy_is_host_root(c))
+		return true;
+	if (c->in_userns && at.above_requesters_own) {
+		snprintf(why, POLICY_WHY_MAX, "%s must be enabled in %s cgroup.subtree_control, above your own cgroup, "
+		         "which a requester in a user namespace cannot change: ask the host to enable +%s there", ctrl, what,
+		         ctrl);
+		return false;
+	}
 	/* Root of a user namespace writes what its namespace maps (policy_permits), as the kernel lets it. */
-	if (enabled || policy_is_host_root(c) || policy_permits(c, subtree_control, WANT_WRITE))
+	if (policy_permits(c, subtree_control, WANT_WRITE))
 		return true;
 	snprintf(why, POLICY_WHY_MAX, "%s must be enabled in %s cgroup.subtree_control, which is owned by uid %u (mode "
 	         "%03o), above what was delegated to you (uid %u): ask its owner to enable +%s there", ctrl, what,

@@ -66,14 +66,20 @@ struct cgroup_place {
 /* Setting a value: the file must be writable, not a task or agent file, and "/" is host root's alone. */
 bool policy_may_set_value(const struct cred *c, const struct owner *file, const char *key, struct cgroup_place at,
                           const char *what, char why[POLICY_WHY_MAX]);
+/* Facts about an ancestor whose cgroup.subtree_control a request would have the daemon change. */
+struct controller_place {
+	bool enabled;               /* the controller is enabled there already */
+	bool above_requesters_own;  /* a strict ancestor of the requester's own cgroup */
+};
 /*
  * Enabling controller ctrl in the cgroup.subtree_control of an ancestor of a cgroup that c creates, is handed
  * (Create, Chown with controllers) or sets a limit of: the daemon does it for c, top-down. Nothing to allow where
  * ctrl is enabled already. Host root may anywhere; anyone else only where it may write that cgroup.subtree_control
  * itself, as the kernel lets a delegatee at and beneath its delegation point (whose cgroup.subtree_control it was
- * handed), never above it. "what" names the ancestor ("unified:/a").
+ * handed), never above it; from a user namespace never above its own cgroup, the boundary the kernel draws
+ * there (nsdelegate), whoever owns the files. "what" names the ancestor ("unified:/a").
  */
-bool policy_may_enable_controller(const struct cred *c, const struct owner *subtree_control, bool enabled,
+bool policy_may_enable_controller(const struct cred *c, const struct owner *subtree_control, struct controller_place at,
                                   const char *ctrl, const char *what, char why[POLICY_WHY_MAX]);
 bool policy_may_chown(const struct cred *c, const struct owner *dir, uid_t new_uid, gid_t new_gid, const char *what,
                       char why[POLICY_WHY_MAX]);

@@ -228,6 +228,25 @@ test_v2_deleg_not_above_the_requesters_delegation_point() {
 	cgm_root delete -f v2_dr
 }
 
+# From a user namespace (unshare -U -r as the owner: uid 0 there, mapping the owner's uid), a requester may not
+# have a controller enabled above its own cgroup, even where the owner its namespace maps owns that cgroup: the
+# kernel's boundary there is the namespace's own cgroup (nsdelegate). The same owner outside a namespace may.
+test_v2_deleg_userns_not_above_its_own_cgroup() {
+	local d u=$V2_USER
+	d=$(sb_path unified)/v2_un
+	cgm_root create unified v2_un/user
+	cgm_root chown unified v2_un/user "$u" "$u"
+	echo +memory >"$d/cgroup.subtree_control"
+	cgm_as "$u" v2_un/user create unified box
+	expect_refused "memory must be enabled in unified:/v2_un/user cgroup.subtree_control, above your own cgroup" \
+		run_as "$u" v2_un/user/box unshare -U -r "$CGM" --socket "$SOCK" new kid -c memory
+	grep -qw memory "$d/user/cgroup.subtree_control" && fail "memory enabled in v2_un/user from a user namespace"
+	expect_missing "$d/user/box/kid"
+	cgm_as "$u" v2_un/user/box new kid -c memory
+	deleg_has "$d/user/box/kid" memory
+	cgm_root delete -f v2_un
+}
+
 # The point of handing controllers over: a rootless runtime of the owner applies its limits. Debian's crun,
 # run by the unprivileged owner with the cgroupfs manager, puts a busybox container into a child of the delegated
 # cgroup with a memory and a pids limit; the limits are in that cgroup and a fork past pids.max fails.

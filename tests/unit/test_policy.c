@@ -253,22 +253,33 @@ static void enabling_controllers_stops_at_the_delegation_point(void)
 	const struct owner root_sc = {0, 0, 0100644}, alice_sc = {1000, 1000, 0100644};
 	const struct owner croot_sc = {100000, 100000, 0100644};
 	/* Host root may change any ancestor. */
-	CHECK(policy_may_enable_controller(&root, &root_sc, false, "memory", "unified:/a", why));
+	CHECK(policy_may_enable_controller(&root, &root_sc, (struct controller_place){.enabled = false}, "memory", "unified:/a", why));
 	/* Alice at and beneath her delegation point, whose cgroup.subtree_control she was handed. */
-	CHECK(policy_may_enable_controller(&alice, &alice_sc, false, "memory", "unified:/a/alice", why));
+	CHECK(policy_may_enable_controller(&alice, &alice_sc, (struct controller_place){.enabled = false}, "memory", "unified:/a/alice", why));
 	/* Above it only what is enabled already. */
-	CHECK(policy_may_enable_controller(&alice, &root_sc, true, "memory", "unified:/a", why));
-	CHECK(!policy_may_enable_controller(&alice, &root_sc, false, "memory", "unified:/a", why));
+	CHECK(policy_may_enable_controller(&alice, &root_sc, (struct controller_place){.enabled = true}, "memory", "unified:/a", why));
+	CHECK(!policy_may_enable_controller(&alice, &root_sc, (struct controller_place){.enabled = false}, "memory", "unified:/a", why));
 	CHECK(strstr(why, "memory must be enabled in unified:/a cgroup.subtree_control") != NULL);
 	CHECK(strstr(why, "owned by uid 0") != NULL && strstr(why, "you (uid 1000)") != NULL);
 	CHECK(strstr(why, "enable +memory there") != NULL);
 	/* Nor in someone else's delegation. */
-	CHECK(!policy_may_enable_controller(&bob, &alice_sc, false, "pids", "unified:/a/alice", why));
+	CHECK(!policy_may_enable_controller(&bob, &alice_sc, (struct controller_place){.enabled = false}, "pids", "unified:/a/alice", why));
 	/* A group given write access by its owner counts, as for the kernel. */
-	CHECK(policy_may_enable_controller(&alice, &group50_file, false, "pids", "unified:/g", why));
+	CHECK(policy_may_enable_controller(&alice, &group50_file, (struct controller_place){.enabled = false}, "pids", "unified:/g", why));
 	/* Root of a user namespace: its container's cgroups (mapped owners), not the host's above them. */
-	CHECK(policy_may_enable_controller(&croot, &croot_sc, false, "memory", "unified:/c", why));
-	CHECK(!policy_may_enable_controller(&croot, &root_sc, false, "memory", "unified:/", why));
+	CHECK(policy_may_enable_controller(&croot, &croot_sc, (struct controller_place){.enabled = false}, "memory", "unified:/c", why));
+	CHECK(!policy_may_enable_controller(&croot, &root_sc, (struct controller_place){.enabled = false}, "memory", "unified:/", why));
+	/* Nor above its own cgroup, even where its namespace maps the owner (an outer cgroup of the same user). */
+	CHECK(!policy_may_enable_controller(&croot, &croot_sc,
+	                                    (struct controller_place){.above_requesters_own = true}, "memory", "unified:/u",
+	                                    why));
+	CHECK(strstr(why, "above your own cgroup") != NULL);
+	CHECK(policy_may_enable_controller(&croot, &croot_sc,
+	                                   (struct controller_place){.enabled = true, .above_requesters_own = true},
+	                                   "memory", "unified:/u", why));
+	/* A plain user's own cgroups above the one it is in stay its own to change, as the kernel lets it. */
+	CHECK(policy_may_enable_controller(&alice, &alice_sc, (struct controller_place){.above_requesters_own = true},
+	                                   "memory", "unified:/a/alice", why));
 }
 
 int main(void)
