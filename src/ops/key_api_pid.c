@@ -6,29 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/identity.h"
 #include "ops/key_api.h"
 #include "ops/victim.h"
-
-/* Where v is in h, relative to the requester's cgroup there ("" for that cgroup); refused outside its subtree. */
-static int name_in(const struct proc_cgroups *pc, const struct hierarchy *h, const struct victim *v,
-                   char name[CGNAME_MAX], struct err *e)
-{
-	char vrel[CGNAME_MAX], req_rel[CGNAME_MAX];
-	const char *own = proc_cgroups_path(pc, h->id), *rest;
-
-	if (victim_rel(v, h, vrel, e) < 0)
-		return -1;
-	if (!own || rel_within_root(h, own, req_rel) < 0)
-		return err_set(e, ERR_ACCESS, "your cgroup in %s is outside %s:%s, the tree this daemon manages", h->name,
-		               h->name, h->root_path);
-	if (!rel_is_beneath(vrel, req_rel))
-		return err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)v->pid,
-		               h->name, vrel, h->name, req_rel);
-	for (rest = vrel + strlen(req_rel); *rest == '/'; rest++)
-		;
-	snprintf(name, CGNAME_MAX, "%s", rest);
-	return 0;
-}
 
 /* One name for every hierarchy: a task placed differently per hierarchy (by 0.42 calls) has no key-API name. */
 static int victim_name(struct ops *o, const struct requester *r, struct victim *v, char **out, struct err *e)
@@ -38,11 +18,15 @@ static int victim_name(struct ops *o, const struct requester *r, struct victim *
 	const char *first_in = NULL;
 	int rc = -1;
 
+	/* A pidfd can be passed on: one of a task outside the requester's pid namespace tells it nothing. */
+	if (r->other_pidns && !pid_visible_in(v->pid, r->pidns))
+		return err_set(e, ERR_ACCESS, "the process the pidfd refers to is not in your pid namespace");
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
+	char vrel[CGNAME_MAX];
 	for (unsigned i = 0; i < o->all.n; i++) {
 		const struct hierarchy *h = o->all.h[i];
-		if (name_in(&pc, h, v, name, e) < 0)
+		if (victim_rel(v, h, vrel, e) < 0 || victim_relative_name(v, h, vrel, &pc, name, e) < 0)
 			goto out;
 		if (!first_in) {
 			first_in = h->name;

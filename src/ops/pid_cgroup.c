@@ -12,8 +12,7 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hi
 	struct hierarchy *h;
 	struct proc_cgroups pc = {0};
 	struct victim v = {.pidfd = -1};
-	char vrel[CGNAME_MAX], req_rel[CGNAME_MAX];
-	const char *own;
+	char vrel[CGNAME_MAX], name[CGNAME_MAX];
 	int rc = -1;
 
 	if (pid_args_refused(r, e) < 0 || hierarchy_set_single(set, &h, e) < 0)
@@ -40,21 +39,9 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hi
 		if (*out)
 			sprintf(*out, "/%s", rest);
 	} else {
-		own = proc_cgroups_path(&pc, h->id);
-		if (!own || rel_within_root(h, own, req_rel) < 0) {
-			err_set(e, ERR_ACCESS, "your cgroup in %s is outside %s:%s, the tree this daemon manages", h->name,
-			        h->name, h->root_path);
+		if (victim_relative_name(&v, h, vrel, &pc, name, e) < 0)
 			goto out;
-		}
-		if (!rel_is_beneath(vrel, req_rel)) {
-			err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)pid,
-			        h->name, vrel, h->name, req_rel);
-			goto out;
-		}
-		const char *rest = vrel + strlen(req_rel);
-		while (*rest == '/')
-			rest++;
-		*out = strdup(*rest ? rest : "/");
+		*out = strdup(*name ? name : "/");
 	}
 	if (!*out)
 		err_set(e, ERR_LIMIT, "out of memory");

@@ -123,3 +123,20 @@ int victim_open_pidfd(int pidfd, struct victim *v, struct err *e)
 		return err_errno(e, errno, "cannot keep the pidfd");
 	return victim_facts(v, e);
 }
+
+int victim_relative_name(const struct victim *v, const struct hierarchy *h, const char *vrel,
+                         const struct proc_cgroups *pc, char name[CGNAME_MAX], struct err *e)
+{
+	char req_rel[CGNAME_MAX];
+	const char *own = proc_cgroups_path(pc, h->id), *rest;
+	if (!own || rel_within_root(h, own, req_rel) < 0)
+		return err_set(e, ERR_ACCESS, "your cgroup in %s is outside %s:%s, the tree this daemon manages", h->name,
+		               h->name, h->root_path);
+	if (!rel_is_beneath(vrel, req_rel))
+		return err_set(e, ERR_ACCESS, "pid %d is in %s:/%s, which is not beneath your cgroup %s:/%s", (int)v->pid,
+		               h->name, vrel, h->name, req_rel);
+	for (rest = vrel + strlen(req_rel); *rest == '/'; rest++)
+		;
+	snprintf(name, CGNAME_MAX, "%s", rest);
+	return 0;
+}

@@ -26,6 +26,12 @@ int victim_open_pidfd(int pidfd, struct victim *v, struct err *e);
 int pid_args_refused(const struct requester *r, struct err *e);
 /* Where the victim is in h, relative to the daemon's root; refuses tasks outside it. */
 int victim_rel(const struct victim *v, const struct hierarchy *h, char rel[CGNAME_MAX], struct err *e);
+/*
+ * Where the victim, at vrel in h (victim_rel), is relative to the requester's cgroup there (pc): "" for that
+ * cgroup itself. Refused where it is not beneath it, or the requester's cgroup is outside the daemon's tree.
+ */
+int victim_relative_name(const struct victim *v, const struct hierarchy *h, const char *vrel,
+                         const struct proc_cgroups *pc, char name[CGNAME_MAX], struct err *e);
 /* False once the process of pidfd is gone (true without a pidfd: nothing to ask). */
 bool pidfd_alive(int pidfd);
 /* An exited task keeps its pid as a zombie but the kernel no longer moves it: told by its state, not a write. */

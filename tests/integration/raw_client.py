@@ -31,6 +31,7 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
                      N fds; "closed after K bytes" or "open"
 """
+import ctypes
 import os
 import select
 import socket
@@ -60,15 +61,16 @@ def marshal_body(sig, args):
     for t, v in zip(sig, args):
         if t == "s":
             body = marshal_string(body, v)
-        elif t == "i":
+        elif t in "ih":  # an fd travels as its index in the message's fds
             body = pad(body, 4) + struct.pack("<i", v)
     return body
 
 
-def method_call(member, sig="", args=(), serial=1, body=None, fields_extra=(), body_len=None, omit_member=False):
+def method_call(member, sig="", args=(), serial=1, body=None, fields_extra=(), body_len=None, omit_member=False,
+                iface=IFACE):
     if body is None:
         body = marshal_body(sig, args)
-    fields = [(1, "o", PATH), (2, "s", IFACE), (6, "s", DEST)]
+    fields = [(1, "o", PATH), (2, "s", iface), (6, "s", DEST)]
     if not omit_member:
         fields.append((3, "s", member))
     if sig:
@@ -78,7 +80,7 @@ def method_call(member, sig="", args=(), serial=1, body=None, fields_extra=(), b
     for code, t, v in fields:
         arr = pad(arr, 8)
         arr += bytes([code, 1, ord(t), 0])
-        arr = marshal_string(arr, v, t)
+        arr = pad(arr, 4) + struct.pack("<I", v) if t == "u" else marshal_string(arr, v, t)
     head = b"l\x01\x00\x01" + struct.pack("<III", len(body) if body_len is None else body_len, serial, len(arr))
     return pad(head + arr, 8) + body
 
@@ -399,6 +401,26 @@ def main():
         except (BrokenPipeError, ConnectionResetError):
             pass
         print("closed after %d bytes" % sent if wait_closed(s, 2.0) else "open")
+    elif mode == "pidfd-cgroup":
+        # cgmanager1.GetPidfdCgroup with a pidfd of pid ARG opened here; with "newpidns", asked from a child in a
+        # pid namespace of its own (the pidfd inherited), whose task ARG is not.
+        fd = os.pidfd_open(int(arg))
+        if len(sys.argv) > 4 and sys.argv[4] == "newpidns":
+            if ctypes.CDLL(None, use_errno=True).unshare(0x20000000) != 0:  # CLONE_NEWPID
+                raise OSError(ctypes.get_errno(), "unshare")
+            child = os.fork()
+            if child:
+                return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        s = connect(path)
+        s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\nNEGOTIATE_UNIX_FD\r\n")
+        read_line(s)
+        read_line(s)
+        s.sendall(b"BEGIN\r\n")
+        msg = method_call("GetPidfdCgroup", "h", (0,), fields_extra=[(9, "u", 1)],
+                          iface="org.linuxcontainers.cgmanager1")
+        socket.send_fds(s, [msg], [fd])
+        kind, name, text = read_message(s, with_text=True)
+        print("return %s" % text if kind == 2 else "error %s: %s" % (name, text))
     else:
         print("unknown mode " + mode)
         return 1

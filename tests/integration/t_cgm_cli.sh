@@ -70,6 +70,22 @@ test_cgm_pid_from_another_pid_namespace_by_pidfd_only() {
 	cgm_root delete cli_pidns
 }
 
+# A pidfd can be passed on: one of a task outside the requester's pid namespace is refused, though the task sits
+# beneath the requester's cgroup (before, GetPidfdCgroup named it). raw_client.py sends the pidfd it opened, from
+# a child in a new pid namespace, then from the daemon's.
+test_cgm_pid_by_pidfd_of_a_task_outside_the_pid_namespace_refused() {
+	local p out
+	cgm_root new cli_pidfd/out
+	p=$(spawn_sleeper 0 cli_pidfd/out)
+	out=$(run_as 0 "" python3 "$here/raw_client.py" "$SOCK" pidfd-cgroup "$p" newpidns 2>&1)
+	expect_eq "$out" "error org.freedesktop.DBus.Error.AccessDenied: the process the pidfd refers to is not in your pid namespace" \
+		"GetPidfdCgroup of a task outside the caller's pid namespace"
+	out=$(run_as 0 "" python3 "$here/raw_client.py" "$SOCK" pidfd-cgroup "$p" 2>&1)
+	expect_eq "$out" "return cli_pidfd/out" "GetPidfdCgroup from the daemon's pid namespace"
+	end_pids "$p"
+	cgm_root delete cli_pidfd
+}
+
 test_cgm_json_prints_numbers_as_numbers() {
 	local out
 	cgm_root new cli_json memory.limit=64M pids.limit=max cpus_allowed=0 cpu_share_percent=50
