@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: installs what is needed, builds, starts cgmanager in a sandbox
 # cgroup beneath this shell's own cgroups (never touching anything else),
-# shows delegation to an unprivileged uid and the key API, then stops and cleans up.
+# shows delegation to an unprivileged uid, the key API and a login session (pam_cgm with pamtester, in a
+# private mount namespace), then stops and cleans up.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -47,5 +48,22 @@ show cgm_root get demo/web memory.limit pids.limit
 show cgm_root --json get demo/web pids.limit
 show cgm_root delete demo
 
+. tests/integration/t_pam.sh
+say "a login session: pamtester opens one for user $PAM_USER1 (uid $U) through pam_cgm.so"
+if command -v pamtester >/dev/null && [ -e "$BUILD/src/pam/pam_cgm.so" ]; then
+	pam_setup
+	trap 'pam_teardown; daemon_stop; sandbox_destroy' EXIT
+	pam_open demo "$PAM_USER1" "socket=$SOCK"
+	show grep -E ':(memory|pids|name=systemd|):' "/proc/$PAMTESTER_PID/cgroup"
+	show cgm_root getpidcgroup memory "$PAMTESTER_PID"
+	say "the session's cgroup is the user's; its parent user/$PAM_USER1 stays root's"
+	show stat -c '%u %n' "$(sb_path memory)/user/$PAM_USER1/0" "$(sb_path memory)/user/$PAM_USER1"
+	pam_close demo "$PAMTESTER_PID"
+	say "the session closed: its cgroups are gone"
+	show cgm_root ls user
+	pam_teardown
+else
+	echo "(skipped: pamtester or pam_cgm.so is missing)"
+fi
 echo
 echo "demo done; stopping the daemon and removing the sandbox"
