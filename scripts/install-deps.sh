@@ -5,6 +5,7 @@ set -eu
 packages=(
 	gcc clang meson ninja-build pkg-config libsystemd-dev libbpf-dev   # build
 	libclang-rt-dev                                         # ASan/UBSan and libFuzzer runtimes for clang
+	libpam0g-dev pamtester                                  # pam_cgm.so and its tests (t_pam)
 	valgrind                                                # the valgrind lane (memcheck of the daemon)
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
 	python3 socat                                           # tests: raw-socket clients

@@ -1,0 +1,310 @@
+# pam_cgm.so (pam_cgm(8)) driven by pamtester, Debian's PAM client, as root in the sandbox root. Each pamtester
+# runs in a private mount namespace (unshare -m) where a tmpfs over /etc/pam.d holds the test service, copies
+# of /etc/passwd and /etc/group add the test users, and /dev/log leads to a listener of ours: the host's /etc
+# and its syslog are never touched. The service's pam_exec line (after pam_cgm) holds open_session until the
+# test releases it, so the cgroups are looked at while the session is open; its parent is pamtester.
+
+PAM_USER1=cgm-pam-a PAM_USER2=cgm-pam-b PAM_GROUP=cgm-pam-grp PAM_GID=60010
+
+# pam_setup: the test users, the hold script and the syslog listener; skips where pamtester or the module is missing.
+pam_setup() {
+	PAM_MODULE=$BUILD/src/pam/pam_cgm.so
+	command -v pamtester >/dev/null || skip "pamtester is not installed (scripts/install-deps.sh)"
+	[ -e "$PAM_MODULE" ] || skip "pam_cgm.so was not built (libpam0g-dev missing)"
+	PW=$WORK/pam PAM_HELD=()
+	# A sanitizer build's module needs the sanitizer runtime in pamtester, which is not built with it.
+	PAM_PRELOAD=
+	if nm -D --undefined-only "$PAM_MODULE" | grep -q __asan_init; then
+		PAM_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
+		export PAM_PRELOAD
+	fi
+	rm -rf "$PW" && mkdir -p "$PW" && chmod 755 "$PW"
+	cp /etc/passwd "$PW/passwd" && cp /etc/group "$PW/group"
+	echo "$PAM_USER1:x:$TEST_UID:$TEST_UID::/:/bin/sh" >>"$PW/passwd"
+	echo "$PAM_USER2:x:$TEST_UID2:$TEST_UID2::/:/bin/sh" >>"$PW/passwd"
+	echo "$PAM_GROUP:x:$PAM_GID:$PAM_USER1" >>"$PW/group"
+	cat >"$PW/hold.sh" <<-HOLD
+		#!/bin/sh
+		# pam_exec's child: tells the test pamtester's pid, then waits (at most a minute) to be released.
+		echo \$PPID >"$PW/held.\$1.tmp" && mv "$PW/held.\$1.tmp" "$PW/held.\$1"
+		i=0
+		while [ ! -e "$PW/release.\$1" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	HOLD
+	cat >"$PW/ns.sh" <<-NS
+		#!/bin/bash
+		# In the private mount namespace: PAM service SERVICE_FILE for USER, then pamtester ARGS... as this pid.
+		set -e
+		svc=\$1 user=\$2
+		shift 2
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "\$svc" /etc/pam.d/cgm-test
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		mkdir -p "$PW/hostdev"
+		mount --rbind /dev "$PW/hostdev"
+		mount -t tmpfs -o mode=755 dev /dev
+		# /dev/log is the listener's socket (\$PW/log leads there); the rest of /dev as it was.
+		ln -s "$PW"/hostdev/* "$PW/log" /dev/
+		exec \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
+	NS
+	chmod 755 "$PW/hold.sh" "$PW/ns.sh"
+	ln -s "$PW/log.sock" "$PW/log"
+	: >"$PW/syslog"
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+open(sys.argv[2] + ".ready", "w").close()
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(8192).rstrip(b"\n") + b"\n")
+' "$PW/log.sock" "$PW/syslog" >/dev/null 2>&1 &
+	PAM_LOGGER=$!
+	disown "$PAM_LOGGER" # ended by pid in pam_teardown, without bash reporting it killed
+	# The test runs in a subshell of its own: its exit, failed or not, ends the listener.
+	trap pam_teardown EXIT
+	wait_until 5 test -e "$PW/syslog.ready" || fail "the syslog listener did not start"
+}
+
+# Ends the listener; after a failure, shows what pam_cgm logged.
+pam_teardown() {
+	local rc=$?
+	[ "$rc" = 0 ] || [ ! -s "$PW/syslog" ] || sed 's/^/  syslog: /' "$PW/syslog" >&2
+	# Sessions a failed test left held are released, so that pamtester closes them before the next test.
+	local f
+	for f in "$PW"/held.*; do [ -e "$f" ] && touch "$PW/release.${f##*/held.}"; done
+	wait_until 10 pam_none_running || true
+	[ -n "${PAM_LOGGER:-}" ] && end_pids "$PAM_LOGGER"
+	PAM_LOGGER=
+}
+
+# pam_service TAG MODULE-ARGS...: a service file whose session stack is pam_cgm with ARGS, then the hold.
+pam_none_running() { local p; for p in "${PAM_HELD[@]}"; do pid_gone "$p" || return 1; done; }
+
+pam_service() {
+	local tag=$1
+	shift
+	printf 'session required %s %s\nsession optional pam_exec.so type=open_session %s %s\n' \
+		"$PAM_MODULE" "$*" "$PW/hold.sh" "$tag" >"$PW/svc.$tag"
+	echo "$PW/svc.$tag"
+}
+
+# pam_open TAG USER MODULE-ARGS...: pamtester opens a session and holds it; PAMTESTER_PID is its pid, which
+# is also the pid pam_cgm moved.
+pam_open() {
+	local tag=$1 user=$2 svc
+	shift 2
+	svc=$(pam_service "$tag" "$@")
+	# Its own subshell execs it, so that $! is pamtester's pid.
+	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session \
+		close_session) >"$PW/out.$tag" 2>&1 &
+	PAMTESTER_PID=$!
+	PAM_HELD+=("$PAMTESTER_PID")
+	wait_until 10 test -e "$PW/held.$tag" ||
+		{ fail "session $tag did not open: $(cat "$PW/out.$tag")"; return 1; }
+	expect_eq "$(cat "$PW/held.$tag")" "$PAMTESTER_PID" "pam_exec's parent" || return 1
+}
+
+# pam_close TAG PID: releases the session; pamtester closes it and must succeed.
+pam_close() {
+	touch "$PW/release.$1"
+	wait "$2" || { fail "pamtester of session $1 failed: $(cat "$PW/out.$1")"; return 1; }
+}
+
+# pam_run TAG USER MODULE-ARGS...: a whole session that nobody holds (the hold is released beforehand);
+# pamtester's status in PAM_RC, its output in $PW/out.TAG.
+pam_run() {
+	local tag=$1 user=$2 svc
+	shift 2
+	svc=$(pam_service "$tag" "$@")
+	touch "$PW/release.$tag"
+	PAM_RC=0
+	run_as 0 "" timeout 30 unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session close_session \
+		>"$PW/out.$tag" 2>&1 || PAM_RC=$?
+}
+
+# pam_log_lines: pam_cgm's syslog lines so far.
+pam_log_lines() { grep -F 'pam_cgm(cgm-test:session)' "$PW/syslog" || true; }
+
+# The session cgroup of every hierarchy: USER's, pamtester in it, the user cgroup root's; on cgroup2, with
+# controllers offered, those are enabled for the session's children and pamtester is in its task leaf.
+pam_expect_session() {
+	local user=$1 uid=$2 n=$3 pid=$4 h d offered sc
+	for h in $(sb_hierarchies); do
+		d=$(sb_path "$h")/user/$user
+		expect_owner "$d" 0 0 || return 1
+		expect_owner "$d/$n" "$uid" "$uid" || return 1
+		expect_owner "$d/$n/cgroup.procs" "$uid" "$uid" || return 1
+		expect_in_cgroup "$pid" "$h" "user/$user/$n" || return 1
+		[ "$h" = unified ] || continue
+		offered=$(cat "$d/$n/cgroup.controllers")
+		# On a pure cgroup2 host the session must have controllers to hand to its children (the daemon's
+		# Create and Chown enable them down to it); on this host's cgroup2 mount none need reach it.
+		if [ -z "$offered" ]; then
+			! pure_v2 || { fail "no controller reaches the session's cgroup $d/$n"; return 1; }
+			continue
+		fi
+		sc=$(cat "$d/$n/cgroup.subtree_control")
+		expect_eq "$sc" "$offered" "cgroup.subtree_control of the session" || return 1
+		grep -qx "$pid" "$d/$n/.leaf/cgroup.procs" || fail "pamtester is not in the session's task leaf"
+	done
+}
+
+pam_expect_gone() {
+	local h
+	for h in $(sb_hierarchies); do expect_missing "$(sb_path "$h")/user/$1${2:+/$2}" || return 1; done
+}
+pam_gone() { local h; for h in $(sb_hierarchies); do [ ! -e "$(sb_path "$h")/user/$1${2:+/$2}" ] || return 1; done; }
+
+test_pam_session_cgroup_delegated_with_the_process_in_it() {
+	pam_setup
+	pam_open one "$PAM_USER1" "socket=$SOCK" "config=$PW/none.conf"
+	local pid=$PAMTESTER_PID
+	pam_expect_session "$PAM_USER1" "$TEST_UID" 0 "$pid"
+	# The user names the session's cgroup from inside it: it is "" to a process there, and theirs to parcel.
+	cgm_as "$TEST_UID" "user/$PAM_USER1/0" create all sub >/dev/null
+	expect_owner "$(sb_path "$MH")/user/$PAM_USER1/0/sub" "$TEST_UID" "$TEST_UID"
+	cgm_as "$TEST_UID" "user/$PAM_USER1/0" new job -c memory memory.limit=64M >/dev/null
+	expect_eq "$(cat "$(sb_path "$MH")/user/$PAM_USER1/0/job/$MLIM")" 67108864 "the limit the user set on its own child"
+	expect_eq "$(cgm_as "$TEST_UID" "user/$PAM_USER1/0" getpidcgroup "$MH" "$pid")" / "the session's process, seen from the session"
+	pam_close one "$pid"
+	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	expect_eq "$(pam_log_lines)" "" "pam_cgm's syslog lines"
+	pam_teardown
+}
+
+test_pam_two_sessions_share_the_user_cgroup() {
+	pam_setup
+	pam_open a "$PAM_USER1" "socket=$SOCK"
+	local p1=$PAMTESTER_PID
+	pam_open b "$PAM_USER1" "socket=$SOCK"
+	local p2=$PAMTESTER_PID
+	pam_expect_session "$PAM_USER1" "$TEST_UID" 0 "$p1"
+	pam_expect_session "$PAM_USER1" "$TEST_UID" 1 "$p2"
+	pam_close a "$p1"
+	wait_until 5 pam_gone "$PAM_USER1" 0 || pam_expect_gone "$PAM_USER1" 0
+	pam_expect_session "$PAM_USER1" "$TEST_UID" 1 "$p2"
+	pam_close b "$p2"
+	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	pam_teardown
+}
+
+test_pam_controller_list_names_the_hierarchies() {
+	multi_hierarchy || skip "one hierarchy: every controller names it"
+	has_hierarchy freezer && has_hierarchy memory && has_hierarchy pids || skip "needs v1 freezer, memory and pids"
+	pam_setup
+	pam_open c "$PAM_USER1" "socket=$SOCK" -c freezer,memory
+	local pid=$PAMTESTER_PID h
+	for h in freezer memory; do
+		expect_owner "$(sb_path "$h")/user/$PAM_USER1/0" "$TEST_UID" "$TEST_UID"
+		expect_in_cgroup "$pid" "$h" "user/$PAM_USER1/0"
+	done
+	expect_missing "$(sb_path pids)/user/$PAM_USER1"
+	expect_in_cgroup "$pid" pids ""
+	pam_close c "$pid"
+	pam_teardown
+}
+
+test_pam_limits_from_config_hold_and_the_user_cannot_raise_them() {
+	has_hierarchy memory || pure_v2 || skip "no memory hierarchy"
+	pam_setup
+	cat >"$PW/limits.conf" <<-CONF
+		# defaults, then a group's and a user's own
+		*           memory.limit  256M
+		*           pids.limit    100
+		@$PAM_GROUP memory.limit  512M
+		$PAM_USER2  pids.limit    50
+	CONF
+	pam_open l1 "$PAM_USER1" "socket=$SOCK" "config=$PW/limits.conf"
+	local p1=$PAMTESTER_PID
+	pam_open l2 "$PAM_USER2" "socket=$SOCK" "config=$PW/limits.conf"
+	local p2=$PAMTESTER_PID
+	local m1 m2
+	m1=$(sb_path "$MH")/user/$PAM_USER1 m2=$(sb_path "$MH")/user/$PAM_USER2
+	expect_eq "$(cat "$m1/$MLIM")" 536870912 "$PAM_USER1's memory limit (its group's)"
+	expect_eq "$(cat "$m2/$MLIM")" 268435456 "$PAM_USER2's memory limit (the default)"
+	expect_eq "$(cat "$(sb_path "$PH")/user/$PAM_USER1/pids.max")" 100 "$PAM_USER1's pids limit (the default)"
+	expect_eq "$(cat "$(sb_path "$PH")/user/$PAM_USER2/pids.max")" 50 "$PAM_USER2's pids limit (its own)"
+	expect_owner "$m1/$MLIM" 0 0
+	# Neither from inside the session (the user cgroup is its parent, which it cannot name; the session's
+	# own limit files stay root's) nor from a cgroup that sees it does the user raise them.
+	expect_refused 'denied|Access|not permitted' cgm_as "$TEST_UID" "user/$PAM_USER1/0" set "" memory.limit=1G
+	expect_refused 'denied|Access|not permitted' cgm_as "$TEST_UID" "" set "user/$PAM_USER1" memory.limit=1G
+	expect_refused 'denied|Access|not permitted' cgm_as "$TEST_UID" "" setvalue "$MH" "user/$PAM_USER1" "$MLIM" 1073741824
+	expect_refused 'denied|Access|not permitted' cgm_as "$TEST_UID" "" set "user/$PAM_USER1" pids.limit=max
+	expect_eq "$(cat "$m1/$MLIM")" 536870912 "$PAM_USER1's memory limit after the user's attempts"
+	expect_eq "$(cat "$(sb_path "$PH")/user/$PAM_USER1/pids.max")" 100 "$PAM_USER1's pids limit after the attempts"
+	pam_close l1 "$p1"
+	pam_close l2 "$p2"
+	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	pam_teardown
+}
+
+test_pam_daemon_down_opens_the_session_with_one_syslog_line() {
+	pam_setup
+	pam_run down "$PAM_USER1" "socket=$PW/no-daemon.sock"
+	expect_eq "$PAM_RC" 0 "pamtester's status (daemon down, not strict): $(cat "$PW/out.down")"
+	wait_until 5 test -n "$(pam_log_lines)" || true
+	expect_eq "$(pam_log_lines | wc -l)" 1 "pam_cgm's syslog lines: $(pam_log_lines)"
+	pam_log_lines | grep -q "cannot reach cgmanager at $PW/no-daemon.sock: .*; the session opens without a cgroup" ||
+		fail "syslog line: $(pam_log_lines)"
+	: >"$PW/syslog"
+	pam_run strict "$PAM_USER1" "socket=$PW/no-daemon.sock" strict
+	[ "$PAM_RC" != 0 ] || fail "pamtester succeeded with strict and no daemon: $(cat "$PW/out.strict")"
+	grep -q 'open_session' "$PW/out.strict" || fail "pamtester's output: $(cat "$PW/out.strict")"
+	wait_until 5 test -n "$(pam_log_lines)" || true
+	expect_eq "$(pam_log_lines | wc -l)" 1 "pam_cgm's syslog lines (strict): $(pam_log_lines)"
+	pam_log_lines | grep -q "the session is refused without a cgroup" || fail "syslog line: $(pam_log_lines)"
+	pam_teardown
+}
+
+test_pam_refusal_opens_the_session_with_one_syslog_line() {
+	pam_setup
+	# The daemon refuses a limit value it cannot parse: the session opens without a cgroup and nothing is left.
+	echo "* pids.limit lots" >"$PW/bad-value.conf"
+	pam_run refused "$PAM_USER1" "socket=$SOCK" "config=$PW/bad-value.conf"
+	expect_eq "$PAM_RC" 0 "pamtester's status: $(cat "$PW/out.refused")"
+	wait_until 5 test -n "$(pam_log_lines)" || true
+	expect_eq "$(pam_log_lines | wc -l)" 1 "pam_cgm's syslog lines: $(pam_log_lines)"
+	pam_log_lines | grep -q "cannot set the limits of pam.conf on the user's cgroup: .*lots.* for user $PAM_USER1; the session opens" ||
+		fail "syslog line: $(pam_log_lines)"
+	pam_expect_gone "$PAM_USER1"
+	: >"$PW/syslog"
+	pam_run refused-strict "$PAM_USER1" "socket=$SOCK" "config=$PW/bad-value.conf" strict
+	[ "$PAM_RC" != 0 ] || fail "pamtester succeeded with strict and a refusal"
+	pam_log_lines | grep -q "the session is refused without a cgroup" || fail "syslog line: $(pam_log_lines)"
+	pam_expect_gone "$PAM_USER1"
+	pam_teardown
+}
+
+test_pam_bad_arguments_and_config_lines_are_logged() {
+	pam_setup
+	cat >"$PW/bad.conf" <<-CONF
+		* memory.limit
+		* nosuch.key 5
+		@ pids.limit 5
+		* pids.limit 5 extra
+		* pids.limit 77
+	CONF
+	pam_open bad "$PAM_USER1" "socket=$SOCK" "config=$PW/bad.conf" bogus socket=relative.sock -c 'a,,b' --controllers
+	local pid=$PAMTESTER_PID
+	local log
+	log=$(pam_log_lines)
+	for want in "bad argument 'bogus': unknown argument" "bad argument 'socket=relative.sock': the path must be absolute" \
+		"bad argument 'a,,b': not a comma-separated list" "bad argument '--controllers': -c needs a controller list" \
+		"bad.conf:1: expected DOMAIN KEY VALUE" "bad.conf:2: unknown key" "bad.conf:3: no group name after '@'" \
+		"bad.conf:4: more than DOMAIN KEY VALUE"; do
+		grep -qF "$want" <<<"$log" || fail "no syslog line '$want' in: $log"
+	done
+	expect_eq "$(wc -l <<<"$log")" 8 "pam_cgm's syslog lines: $log"
+	# The good line still applies, and the session opened with its cgroup.
+	expect_eq "$(cat "$(sb_path "$PH")/user/$PAM_USER1/pids.max")" 77 "the pids limit of the good line"
+	pam_expect_session "$PAM_USER1" "$TEST_UID" 0 "$pid"
+	pam_close bad "$pid"
+	: >"$PW/syslog"
+	pam_run bad-strict "$PAM_USER1" "socket=$SOCK" "config=$PW/bad.conf" strict
+	[ "$PAM_RC" != 0 ] || fail "pamtester succeeded with strict and bad config lines"
+	pam_log_lines | grep -qF "strict: the session is refused for the errors above" || fail "syslog: $(pam_log_lines)"
+	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	pam_teardown
+}
