@@ -34,7 +34,7 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 {
 	char vrel[CGNAME_MAX], anc[CGNAME_MAX], why[POLICY_WHY_MAX];
 	struct owner dest, ancestor;
-	bool need_ancestor = t->h->unified && r->cred.uid != 0;
+	bool need_ancestor;
 	struct task_facts tf = {.pid = v->pid, .visible = !r->other_pidns || pid_visible_in(v->pid, r->pidns)};
 
 	memcpy(tf.uids, v->ids.uid, sizeof(tf.uids));
@@ -49,6 +49,7 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 		               absolute ? "" : " (MovePidAbs is for root)");
 	if (target_owner(t, "cgroup.procs", &dest, e) < 0)
 		return -1;
+	need_ancestor = r->cred.uid != 0 && policy_move_needs_common_ancestor(t->h->unified, rel_is_beneath(t->rel, vrel));
 	if (need_ancestor) {
 		common_ancestor(vrel, t->rel, anc);
 		_cleanup_close_ int afd = cgdir_open_beneath(t->h->root_fd, anc);

@@ -22,25 +22,44 @@ static int key_index(const char *key)
 	return -1;
 }
 
-static bool in_groups(const char *name, const gid_t *groups, int ngroups)
+/* 1 if the user's groups have group name, 0 if not (or no such group), -errno if it could not be looked up. */
+static int in_groups(const char *name, const gid_t *groups, int ngroups)
 {
-	char buf[4096];
 	struct group g, *found = NULL;
-	if (getgrnam_r(name, &g, buf, sizeof(buf), &found) != 0 || !found)
-		return false;
+	size_t size = 4096;
+	char *buf = NULL;
+	int r;
+
+	/* A group's entry holds its member list, which has no bound: the buffer grows until it fits. */
+	do {
+		char *bigger = realloc(buf, size);
+		if (!bigger) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = bigger;
+		r = getgrnam_r(name, &g, buf, size, &found);
+		size *= 2;
+	} while (r == ERANGE && size <= (64u << 20));
+	free(buf); /* found->gr_gid was copied into g */
+	if (r != 0)
+		return -r;
+	if (!found)
+		return 0;
 	for (int i = 0; i < ngroups; i++)
-		if (groups[i] == found->gr_gid)
-			return true;
-	return false;
+		if (groups[i] == g.gr_gid)
+			return 1;
+	return 0;
 }
 
-/* How strongly DOMAIN applies to the user: RANK_NONE if it does not. */
-static enum rank domain_rank(const char *domain, const char *user, const gid_t *groups, int ngroups)
+/* How strongly DOMAIN applies to the user: RANK_NONE if it does not; -errno if its group could not be looked up. */
+static int domain_rank(const char *domain, const char *user, const gid_t *groups, int ngroups)
 {
+	int r;
 	if (strcmp(domain, "*") == 0)
 		return RANK_ALL;
 	if (domain[0] == '@')
-		return in_groups(domain + 1, groups, ngroups) ? RANK_GROUP : RANK_NONE;
+		return (r = in_groups(domain + 1, groups, ngroups)) < 0 ? r : r ? RANK_GROUP : RANK_NONE;
 	return strcmp(domain, user) == 0 ? RANK_USER : RANK_NONE;
 }
 
@@ -87,8 +106,14 @@ int pam_cgm_limits_read(pam_handle_t *pamh, const char *path, const char *user, 
 			errors++;
 			continue;
 		}
-		enum rank r = domain_rank(domain, user, groups, ngroups);
-		if (r != RANK_NONE && r >= best[k]) {
+		int r = domain_rank(domain, user, groups, ngroups);
+		if (r < 0) {
+			pam_syslog(pamh, LOG_ERR, "%s:%d: cannot look up group '%s': %s; the line is ignored", path, lineno,
+			           domain + 1, strerror(-r));
+			errors++;
+			continue;
+		}
+		if (r != RANK_NONE && r >= (int)best[k]) {
 			best[k] = r;
 			snprintf(out->storage[k], sizeof(out->storage[k]), "%s", value);
 		}

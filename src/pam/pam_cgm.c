@@ -18,6 +18,7 @@
 #include "cgmanager.h"
 #include "pam/args.h"
 #include "pam/limits_conf.h"
+#include "pam/open_in_child.h"
 #include "pam/session.h"
 
 /* The module's only exported symbols: the library is built with hidden visibility. */
@@ -51,13 +52,25 @@ static bool name_usable(const char *name)
 static int read_limits(pam_handle_t *pamh, const struct pam_cgm_args *a, const struct passwd *pw,
                        struct pam_cgm_limits *limits)
 {
-	gid_t groups[256];
-	int ngroups = sizeof(groups) / sizeof(groups[0]);
-	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &ngroups) < 0) {
-		/* More groups than fit: judged by the primary group and the first ones. */
-		ngroups = sizeof(groups) / sizeof(groups[0]);
+	gid_t *groups = NULL;
+	int ngroups = 64, r;
+
+	/* getgrouplist says how many there are when they do not fit: asked again with room for all. */
+	for (int tries = 0; tries < 3; tries++) {
+		gid_t *more = realloc(groups, ngroups * sizeof(*groups));
+		if (!more)
+			break;
+		groups = more;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &ngroups) >= 0) {
+			r = pam_cgm_limits_read(pamh, a->config, pw->pw_name, groups, ngroups, limits);
+			free(groups);
+			return r;
+		}
 	}
-	return pam_cgm_limits_read(pamh, a->config, pw->pw_name, groups, ngroups, limits);
+	free(groups);
+	pam_syslog(pamh, LOG_ERR, "cannot list the groups of user %s; no limits are set", pw->pw_name);
+	memset(limits, 0, sizeof(*limits));
+	return -1;
 }
 
 EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
@@ -65,12 +78,9 @@ EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	struct pam_cgm_args a;
 	struct pam_cgm_limits limits;
 	struct passwd pwbuf, *pw = NULL;
-	char buf[4096], why[1024];
+	char buf[4096], why[1024], path[1024];
 	const char *user = NULL;
 	char *session = NULL;
-	cgm_client *c = NULL;
-	cgm_error err = {0};
-	int r;
 
 	pam_cgm_args_parse(pamh, argc, argv, &a);
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user) {
@@ -90,19 +100,20 @@ EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 		pam_syslog(pamh, LOG_ERR, "strict: the session is refused for the errors above");
 		return PAM_SESSION_ERR;
 	}
-	if ((r = cgm_connect(a.socket, &c, &err)) < 0) {
-		pam_syslog(pamh, LOG_ERR, "cannot reach cgmanager at %s: %s; the session %s without a cgroup",
-		           a.socket ? a.socket : cgm_default_socket(), err.message ? err.message : strerror(-r),
-		           a.strict ? "is refused" : "opens");
-		cgm_error_clear(&err);
+	switch (pam_cgm_open_in_child(a.socket, a.controllers, pw, &limits, path, sizeof(path), why, sizeof(why))) {
+	case PAM_CGM_OPENED:
+		break;
+	case PAM_CGM_UNREACHABLE:
+		pam_syslog(pamh, LOG_ERR, "%s; the session %s without a cgroup", why, a.strict ? "is refused" : "opens");
 		return outcome(&a);
-	}
-	r = pam_cgm_session_open(c, a.controllers, pw, &limits, &session, why, sizeof(why));
-	cgm_disconnect(c);
-	if (r < 0) {
+	default:
 		pam_syslog(pamh, LOG_ERR, "%s for user %s; the session %s without a cgroup", why, pw->pw_name,
 		           a.strict ? "is refused" : "opens");
 		return outcome(&a);
+	}
+	if (!(session = strdup(path))) {
+		pam_syslog(pamh, LOG_ERR, "out of memory keeping the session's cgroup %s for close_session", path);
+		return PAM_SUCCESS;
 	}
 	if (pam_set_data(pamh, DATA_SESSION, session, free_data) != PAM_SUCCESS) {
 		pam_syslog(pamh, LOG_ERR, "cannot keep the session's cgroup %s for close_session", session);

@@ -10,92 +10,19 @@
 /* Session cgroups are numbered from 0; a user with this many sessions open gets no more. */
 #define MAX_SESSIONS 1000
 
-/* Fills why with "WHAT: the daemon's answer" and returns -1. */
+/*
+ * A remove-on-empty of user/NAME (its last session's tasks just left) can take a new session's cgroup with it
+ * between its Create and the move: the open starts again, this many times in all.
+ */
+#define ATTEMPTS 3
+
+/* A failed step: why is "WHAT: the daemon's answer". Returns -EAGAIN when the cgroup was gone, else -1. */
 static int failed(char *why, size_t whylen, const char *what, int r, cgm_error *err)
 {
+	bool gone = err->name && strcmp(err->name, "org.freedesktop.DBus.Error.FileNotFound") == 0;
 	snprintf(why, whylen, "%s: %s", what, err->message ? err->message : strerror(-r));
 	cgm_error_clear(err);
-	return -1;
-}
-
-static bool word_in_list(const char *list, const char *word, char sep)
-{
-	size_t n = strlen(word);
-	for (const char *p = list; p && *p; p = strchr(p, sep), p = p ? p + 1 : NULL)
-		if (strncmp(p, word, n) == 0 && (p[n] == '\0' || p[n] == sep || p[n] == '\n'))
-			return true;
-	return false;
-}
-
-/*
- * The cgroup2 controllers of the list to enable for the session's children: all that reach the session (when the
- * list is "all" or names cgroup2 itself), or those it names. Empty when the list names no cgroup2 controller.
- */
-static int v2_wanted(cgm_client *c, const char *controllers, bool *all, char ***names, cgm_error *err)
-{
-	cgm1_controller *known = NULL;
-	size_t n = 0, k = 0;
-	int r;
-
-	*all = strcmp(controllers, "all") == 0 || word_in_list(controllers, "unified", ',') ||
-	       word_in_list(controllers, "cgroup2", ',');
-	*names = NULL;
-	if (*all)
-		return 0;
-	if ((r = cgm1_list_controllers(c, &known, &n, err)) < 0)
-		return r;
-	if (!(*names = calloc(n + 1, sizeof(char *))))
-		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (strcmp(known[i].version, "v2") == 0 && word_in_list(controllers, known[i].controller, ','))
-			(*names)[k++] = strdup(known[i].controller);
-	cgm1_controllers_free(known, n);
-	return r < 0 ? r : 0;
-}
-
-/*
- * On cgroup2, enables the session's controllers in its cgroup.subtree_control before any task is in it: the
- * process moved in then goes to the session's task leaf, and the user, who gets cgroup.subtree_control with the
- * session, can create children with those controllers (the kernel lets no cgroup with tasks of its own enable
- * controllers for its children).
- */
-static int enable_for_children(cgm_client *c, const char *controllers, const char *session, char *why,
-                               size_t whylen)
-{
-	cgm_error err = {0};
-	char **names = NULL, *offered = NULL, plus[1024] = "";
-	bool all;
-	int r;
-
-	if ((r = v2_wanted(c, controllers, &all, &names, &err)) < 0)
-		return failed(why, whylen, "cannot list the controllers", r, &err);
-	if (!all && (!names || !names[0])) {
-		cgm_strv_free(names);
-		return 0;
-	}
-	r = cgm_get_value(c, "unified", session, "cgroup.controllers", &offered, &err);
-	if (r < 0 && all && strcmp(controllers, "all") == 0) {
-		/* "all" on a host without cgroup2. */
-		cgm_error_clear(&err);
-		cgm_strv_free(names);
-		return 0;
-	}
-	if (r < 0) {
-		cgm_strv_free(names);
-		return failed(why, whylen, "cannot read the session's cgroup.controllers", r, &err);
-	}
-	for (char *save = NULL, *w = strtok_r(offered, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
-		bool want = all;
-		for (char **p = names; !want && p && *p; p++)
-			want = strcmp(*p, w) == 0;
-		if (want && strlen(plus) + strlen(w) + 3 < sizeof(plus))
-			snprintf(plus + strlen(plus), sizeof(plus) - strlen(plus), "%s+%s", plus[0] ? " " : "", w);
-	}
-	free(offered);
-	cgm_strv_free(names);
-	if (plus[0] && (r = cgm_set_value(c, "unified", session, "cgroup.subtree_control", plus, &err)) < 0)
-		return failed(why, whylen, "cannot enable the controllers for the session's children", r, &err);
-	return 0;
+	return gone ? -EAGAIN : -1;
 }
 
 static bool listed(char **names, const char *name)
@@ -126,6 +53,7 @@ static int create_session(cgm_client *c, const char *controllers, const char *us
 		if (listed(taken, strrchr(session, '/') + 1))
 			continue;
 		if ((r = cgm_create(c, controllers, session, &existed, &err)) < 0) {
+			session[0] = '\0'; /* not ours to remove: another session's, perhaps */
 			cgm_strv_free(taken);
 			return failed(why, whylen, "cannot create the session's cgroup", r, &err);
 		}
@@ -135,76 +63,77 @@ static int create_session(cgm_client *c, const char *controllers, const char *us
 		}
 	}
 	cgm_strv_free(taken);
+	session[0] = '\0';
 	snprintf(why, whylen, "%s already has %d sessions", user_cg, MAX_SESSIONS);
 	return -1;
 }
 
-static int escape(cgm_client *c, const char *controllers, char *why, size_t whylen)
+/*
+ * Everything after the session's Create, in the order that keeps the user's limits binding: the limits go on
+ * user/NAME once the session's cgroup is beneath it (a Create makes missing parents, so a user/NAME removed and
+ * made again meanwhile is the one limited), the application moves last.
+ */
+static int set_up(cgm_client *c, const char *controllers, const struct passwd *pw,
+                  const struct pam_cgm_limits *limits, pid_t app, const char *user_cg, const char *session,
+                  char *why, size_t whylen)
 {
+	char delegated[600];
 	cgm_error err = {0};
-	int r = cgm_move_pid_abs(c, controllers, "/", getpid(), &err);
-	return r < 0 ? failed(why, whylen, "cannot move the process to the daemon's root cgroup", r, &err) : 0;
-}
+	int existed, r;
 
-static int setup(cgm_client *c, const char *controllers, const struct passwd *pw,
-                 const struct pam_cgm_limits *limits, const char *user_cg, const char *session, char *why,
-                 size_t whylen)
-{
-	cgm_error err = {0};
-	int r;
-
-	/* Root's side first: the limits go on the user's cgroup, which stays root's, before anything is the user's. */
 	if (limits->n && (r = cgm1_set_values(c, user_cg, limits->v, limits->n, &err)) < 0)
 		return failed(why, whylen, "cannot set the limits of pam.conf on the user's cgroup", r, &err);
-	if (enable_for_children(c, controllers, session, why, whylen) < 0)
-		return -1;
-	if ((r = cgm_chown(c, controllers, session, pw->pw_uid, pw->pw_gid, &err)) < 0)
-		return failed(why, whylen, "cannot hand the session's cgroup to the user", r, &err);
-	/*
-	 * Both go once their last task has left, also if the application never closes the session. Marked while the
-	 * process is still where it names them from (it names none above itself once it is in the session).
-	 */
+	/* The Chown hands over the list's controllers on cgroup2: enabled down the path to the delegated cgroup. */
+	snprintf(delegated, sizeof(delegated), "%s/%s", session, PAM_CGM_DELEGATED);
+	if ((r = cgm_create(c, controllers, delegated, &existed, &err)) < 0)
+		return failed(why, whylen, "cannot create the session's delegated cgroup", r, &err);
+	if ((r = cgm_chown(c, controllers, delegated, pw->pw_uid, pw->pw_gid, &err)) < 0)
+		return failed(why, whylen, "cannot hand the session's delegated cgroup to the user", r, &err);
+	/* Both go once their last task has left, also if the application never closes the session. */
 	if ((r = cgm_remove_on_empty(c, controllers, session, &err)) < 0 ||
 	    (r = cgm_remove_on_empty(c, controllers, user_cg, &err)) < 0)
 		return failed(why, whylen, "cannot mark the session's cgroups remove-on-empty", r, &err);
-	if ((r = cgm_move_pid(c, controllers, session, getpid(), &err)) < 0)
+	if ((r = cgm_move_pid(c, controllers, session, app, &err)) < 0)
 		return failed(why, whylen, "cannot move the process into the session's cgroup", r, &err);
 	return 0;
 }
 
 int pam_cgm_session_open(cgm_client *c, const char *controllers, const struct passwd *pw,
-                         const struct pam_cgm_limits *limits, char **session, char *why, size_t whylen)
+                         const struct pam_cgm_limits *limits, pid_t app, char *session, size_t size, char *why,
+                         size_t whylen)
 {
-	char user_cg[512], path[600];
-	int existed;
+	char user_cg[512];
+	int existed, r = -1;
 
 	snprintf(user_cg, sizeof(user_cg), "user/%s", pw->pw_name);
-	if (escape(c, controllers, why, whylen) < 0 ||
-	    create_session(c, controllers, user_cg, path, sizeof(path), why, whylen) < 0)
-		return -1;
-	if (setup(c, controllers, pw, limits, user_cg, path, why, whylen) < 0) {
-		/* Undo: the process is back in the daemon's root, and nothing else was ever in the session. */
-		cgm_move_pid_abs(c, controllers, "/", getpid(), NULL);
-		cgm_remove(c, controllers, path, 1, &existed, NULL);
-		cgm_remove(c, controllers, user_cg, 0, &existed, NULL);
-		return -1;
+	for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+		session[0] = '\0';
+		if ((r = create_session(c, controllers, user_cg, session, size, why, whylen)) == 0 &&
+		    (r = set_up(c, controllers, pw, limits, app, user_cg, session, why, whylen)) == 0)
+			return 0;
+		if (session[0]) {
+			/* The move is all or nothing, so app was never in it: what is left of this attempt is empty. */
+			cgm_remove(c, controllers, session, 1, &existed, NULL);
+			cgm_remove(c, controllers, user_cg, 0, &existed, NULL);
+		}
+		if (r != -EAGAIN)
+			break;
 	}
-	if (!(*session = strdup(path))) {
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 int pam_cgm_session_close(cgm_client *c, const char *controllers, const char *session, char *why, size_t whylen)
 {
 	char user_cg[512];
-	int existed;
+	cgm_error err = {0};
+	int existed, r;
 
-	if (escape(c, controllers, why, whylen) < 0)
+	if ((r = cgm_move_pid_abs(c, controllers, "/", getpid(), &err)) < 0) {
+		failed(why, whylen, "cannot move the process to the daemon's root cgroup", r, &err);
 		return -1;
+	}
 	/* Refused while tasks are left: they were marked remove-on-empty, and go when those tasks do. */
-	cgm_remove(c, controllers, session, 0, &existed, NULL);
+	cgm_remove(c, controllers, session, 1, &existed, NULL);
 	snprintf(user_cg, sizeof(user_cg), "%.*s", (int)(strrchr(session, '/') - session), session);
 	cgm_remove(c, controllers, user_cg, 0, &existed, NULL);
 	return 0;

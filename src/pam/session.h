@@ -3,31 +3,44 @@
  * (pam_cgm(8), LAYOUT). In every hierarchy of the controller list, relative
  * to the daemon's root:
  *
- *   user/NAME     the user's cgroup: root's, with the limits of pam.conf
- *   user/NAME/N   the session's cgroup, delegated to the user (Chown); on
- *                 cgroup2 its controllers are enabled for its children, so
- *                 the session's process sits in its task leaf
+ *   user/NAME                the user's cgroup: root's, with the limits of pam.conf
+ *   user/NAME/N              the session's cgroup: root's, holds the PAM
+ *                            application and so the user's login shell
+ *   user/NAME/N/delegated    delegated to the user (Chown), with the session's
+ *                            controllers enabled down to it on cgroup2
+ *
+ * The application is never in a cgroup the user owns: on cgroup2 the owner
+ * of a cgroup.procs may move (then freeze or kill) any task beneath it, root's
+ * included. The user moves its own tasks into delegated/ through the daemon,
+ * which checks each task's owner (cgm exec, cgm move).
  */
 #pragma once
 #include <pwd.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cgmanager.h"
 #include "pam/limits_conf.h"
 
-/*
- * Moves the calling process (the PAM application) into a new session cgroup
- * of pw's user. On success *session is the session's cgroup ("user/NAME/N",
- * malloc'ed) and 0 is returned; on failure -1, with why (a sentence naming
- * the call and the daemon's answer) filled and what this call made undone.
- */
-int pam_cgm_session_open(cgm_client *c, const char *controllers, const struct passwd *pw,
-                         const struct pam_cgm_limits *limits, char **session, char *why, size_t whylen);
+/* The name of the delegated cgroup beneath each session's. */
+#define PAM_CGM_DELEGATED "delegated"
 
 /*
- * Moves the calling process back to the daemon's root, then removes the
- * session's cgroup, and the user's if it was the last session, unless
- * tasks remain there: those cgroups were marked remove-on-empty when the
- * session opened. -1 with why filled if the daemon did not do the move.
+ * Makes a new session cgroup of pw's user and moves process app (the PAM
+ * application) into it; called from the daemon's root cgroup, whose names it
+ * uses. On success session (of size bytes) is "user/NAME/N" and 0 is returned;
+ * on failure -1, with why (a sentence naming the call and the daemon's answer)
+ * filled and what this call made undone: app is where it was.
+ */
+int pam_cgm_session_open(cgm_client *c, const char *controllers, const struct passwd *pw,
+                         const struct pam_cgm_limits *limits, pid_t app, char *session, size_t size, char *why,
+                         size_t whylen);
+
+/*
+ * Moves the calling process (the application, in the session) to the
+ * daemon's root, then removes the session's cgroup, and the user's if it was
+ * the last session, unless tasks remain there: those cgroups were marked
+ * remove-on-empty when the session opened. -1 with why filled if the daemon
+ * did not do the move.
  */
 int pam_cgm_session_close(cgm_client *c, const char *controllers, const char *session, char *why, size_t whylen);

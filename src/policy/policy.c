@@ -267,6 +267,11 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
 	return true;
 }
 
+bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task)
+{
+	return unified && !destination_beneath_task;
+}
+
 bool policy_is_delegated_file(const char *file, bool unified, const char *const *kernel_delegate_list)
 {
 	if (strcmp(file, "cgroup.procs") == 0)

@@ -111,6 +111,14 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
                      const struct owner *common_ancestor_procs, const char *what, char why[POLICY_WHY_MAX]);
 
 /*
+ * Whether a move needs the common ancestor's procs file (above): on cgroup2, unless the destination is beneath
+ * the task's own cgroup. A move down leaves the task under every cgroup it was under, so no limit is escaped; it
+ * is how a login session's own tasks get into the cgroup delegated beneath the session's (root's) cgroup, as
+ * systemd's AttachProcessesToUnit lets them into user@.service. The task must still be the requester's own.
+ */
+bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task);
+
+/*
  * Writing value to file acts on the cgroup's tasks as a Kill or a Freeze does, so it is bound by the same
  * per-task rule: v1 freezer.state but THAWED and cgroup.freeze but 0 freeze (*action TASK_FREEZE),
  * cgroup.kill signals (TASK_SIGNAL).

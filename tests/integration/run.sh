@@ -31,7 +31,7 @@ same_on_every_hierarchy+='|deep_tree_'
 same_on_every_hierarchy+='|completion_|install_'
 # pam_cgm's arguments, its failure policy, its layout of sessions and cgm's version and JSON typing are one code
 # for every hierarchy; lane v2 keeps the PAM cases that look at cgroup2 (controllers, the leaf, limits).
-same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments)|cgm_version|cgm_json'
+same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments|failed_open|group_limit)|cgm_version|cgm_json'
 # The container escape matrix refuses names and pids before any hierarchy is looked at; in the VM its two
 # runs take 4 minutes each, which the lane's time cannot spare.
 same_on_every_hierarchy+='|container_escape_every_method_)'

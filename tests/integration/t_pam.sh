@@ -126,26 +126,28 @@ pam_run() {
 # pam_log_lines: pam_cgm's syslog lines so far.
 pam_log_lines() { grep -F 'pam_cgm(cgm-test:session)' "$PW/syslog" || true; }
 
-# The session cgroup of every hierarchy: USER's, pamtester in it, the user cgroup root's; on cgroup2, with
-# controllers offered, those are enabled for the session's children and pamtester is in its task leaf.
+# The session's cgroups in every hierarchy: user/USER and user/USER/N root's with pamtester in N (the
+# application never sits in a cgroup the user owns), N/delegated the user's; on cgroup2, with controllers
+# offered, they reach the delegated cgroup and pamtester is in N's task leaf.
 pam_expect_session() {
-	local user=$1 uid=$2 n=$3 pid=$4 h d offered sc
+	local user=$1 uid=$2 n=$3 pid=$4 h d offered
 	for h in $(sb_hierarchies); do
 		d=$(sb_path "$h")/user/$user
 		expect_owner "$d" 0 0 || return 1
-		expect_owner "$d/$n" "$uid" "$uid" || return 1
-		expect_owner "$d/$n/cgroup.procs" "$uid" "$uid" || return 1
+		expect_owner "$d/$n" 0 0 || return 1
+		expect_owner "$d/$n/cgroup.procs" 0 0 || return 1
+		expect_owner "$d/$n/delegated" "$uid" "$uid" || return 1
+		expect_owner "$d/$n/delegated/cgroup.procs" "$uid" "$uid" || return 1
 		expect_in_cgroup "$pid" "$h" "user/$user/$n" || return 1
 		[ "$h" = unified ] || continue
-		offered=$(cat "$d/$n/cgroup.controllers")
-		# On a pure cgroup2 host the session must have controllers to hand to its children (the daemon's
-		# Create and Chown enable them down to it); on this host's cgroup2 mount none need reach it.
+		offered=$(cat "$d/$n/delegated/cgroup.controllers")
+		# On a pure cgroup2 host the delegated cgroup must have controllers to hand to its children (the
+		# daemon's Chown enables them down to it); on this host's cgroup2 mount none need reach it.
 		if [ -z "$offered" ]; then
-			! pure_v2 || { fail "no controller reaches the session's cgroup $d/$n"; return 1; }
+			! pure_v2 || { fail "no controller reaches the delegated cgroup $d/$n/delegated"; return 1; }
 			continue
 		fi
-		sc=$(cat "$d/$n/cgroup.subtree_control")
-		expect_eq "$sc" "$offered" "cgroup.subtree_control of the session" || return 1
+		expect_owner "$d/$n/delegated/cgroup.subtree_control" "$uid" "$uid" || return 1
 		grep -qx "$pid" "$d/$n/.leaf/cgroup.procs" || fail "pamtester is not in the session's task leaf"
 	done
 }
@@ -156,20 +158,101 @@ pam_expect_gone() {
 }
 pam_gone() { local h; for h in $(sb_hierarchies); do [ ! -e "$(sb_path "$h")/user/$1${2:+/$2}" ] || return 1; done; }
 
-test_pam_session_cgroup_delegated_with_the_process_in_it() {
+test_pam_session_cgroup_root_s_with_a_delegated_child() {
 	pam_setup
 	pam_open one "$PAM_USER1" "socket=$SOCK" "config=$PW/none.conf"
-	local pid=$PAMTESTER_PID
+	local pid=$PAMTESTER_PID s=user/$PAM_USER1/0 job
 	pam_expect_session "$PAM_USER1" "$TEST_UID" 0 "$pid"
-	# The user names the session's cgroup from inside it: it is "" to a process there, and theirs to parcel.
-	cgm_as "$TEST_UID" "user/$PAM_USER1/0" create all sub >/dev/null
-	expect_owner "$(sb_path "$MH")/user/$PAM_USER1/0/sub" "$TEST_UID" "$TEST_UID"
-	cgm_as "$TEST_UID" "user/$PAM_USER1/0" new job -c memory memory.limit=64M >/dev/null
-	expect_eq "$(cat "$(sb_path "$MH")/user/$PAM_USER1/0/job/$MLIM")" 67108864 "the limit the user set on its own child"
-	expect_eq "$(cgm_as "$TEST_UID" "user/$PAM_USER1/0" getpidcgroup "$MH" "$pid")" / "the session's process, seen from the session"
+	# From inside the session the user names its delegated cgroup, and parcels it out; the session's own
+	# cgroup, where root's application is, stays root's.
+	cgm_as "$TEST_UID" "$s" create all delegated/sub >/dev/null
+	expect_owner "$(sb_path "$MH")/$s/delegated/sub" "$TEST_UID" "$TEST_UID"
+	cgm_as "$TEST_UID" "$s" new delegated/job -c memory memory.limit=64M >/dev/null
+	expect_eq "$(cat "$(sb_path "$MH")/$s/delegated/job/$MLIM")" 67108864 "the limit the user set on its own child"
+	expect_refused 'denied|Access|not permitted|owned' cgm_as "$TEST_UID" "$s" create all mine
+	expect_eq "$(cgm_as "$TEST_UID" "$s" getpidcgroup "$MH" "$pid")" / "the session's process, seen from the session"
+	# The user's own tasks go into the delegated cgroup through the daemon, which checks that they are theirs.
+	job=$(cgm_as "$TEST_UID" "$s" exec delegated/shell -- cat /proc/self/cgroup | grep -E "$MEMLINE")
+	[[ "$job" == */$s/delegated/shell ]] || fail "cgm exec delegated/shell ran in ${job#*:*:}"
+	expect_refused 'denied|Access|not permitted|uid 0' cgm_as "$TEST_UID" "$s" move delegated/sub "$pid"
+	expect_in_cgroup "$pid" "$MH" "$s"
 	pam_close one "$pid"
 	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
 	expect_eq "$(pam_log_lines)" "" "pam_cgm's syslog lines"
+	pam_teardown
+}
+
+# On cgroup2 the owner of a cgroup.procs may move any task beneath it (the kernel checks no credentials), then
+# freeze or kill it: root's application must never be beneath a cgroup the user owns (found by a review of an
+# earlier layout, which delegated the session's own cgroup).
+test_pam_user_cannot_move_or_freeze_the_root_application() {
+	pam_setup
+	pam_open rk "$PAM_USER1" "socket=$SOCK"
+	local pid=$PAMTESTER_PID h d bad=
+	expect_eq "$(stat -c %u "/proc/$pid")" 0 "pamtester's uid"
+	for h in $(sb_hierarchies); do
+		# As the user, directly on cgroupfs, into a cgroup of its own beneath each one it owns.
+		for d in $(find "$(sb_path "$h")/user/$PAM_USER1" -maxdepth 2 -type d -user "$TEST_UID"); do
+			run_as "$TEST_UID" "user/$PAM_USER1/0" sh -c "mkdir '$d/trap' && echo $pid >'$d/trap/cgroup.procs'" \
+				>/dev/null 2>&1 || true
+			grep -qx "$pid" "$d/trap/cgroup.procs" 2>/dev/null &&
+				bad+=" $h: uid $TEST_UID moved root's pamtester (pid $pid) into $d/trap;"
+			rmdir "$d/trap" 2>/dev/null || echo "$pid" >"$(procs_file "$(sb_path "$h")/user/$PAM_USER1/0")"
+			rmdir "$d/trap" 2>/dev/null || true
+		done
+	done
+	expect_refused 'denied|Access|not permitted|uid 0' cgm_as "$TEST_UID" "user/$PAM_USER1/0" freeze ""
+	expect_refused 'denied|Access|not permitted|uid 0' cgm_as "$TEST_UID" "user/$PAM_USER1/0" kill "" KILL
+	pid_gone "$pid" && bad+=" pamtester was killed;"
+	grep -q '^State:.*T' "/proc/$pid/status" && bad+=" pamtester is stopped;"
+	pam_close rk "$pid"
+	pam_teardown
+	[ -z "$bad" ] || fail "$bad"
+}
+
+# pam_open_in TAG USER REL MODULE-ARGS...: as pam_open, but pamtester starts in sandbox cgroup REL.
+pam_open_in() {
+	local tag=$1 user=$2 rel=$3 svc
+	shift 3
+	svc=$(pam_service "$tag" "$@")
+	(_enter "$BASHPID" "$rel" && exec unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session \
+		close_session) >"$PW/out.$tag" 2>&1 &
+	PAMTESTER_PID=$!
+	PAM_HELD+=("$PAMTESTER_PID")
+	wait_until 10 test -e "$PW/held.$tag" || { fail "session $tag did not open: $(cat "$PW/out.$tag")"; return 1; }
+}
+
+# A session that fails part way (not strict) leaves the application where it was, with its limits: not in the
+# daemon's root, where 0.42's module left it (its requests were made from there).
+test_pam_failed_open_leaves_the_application_where_it_was() {
+	pam_setup
+	local h pid
+	cgm_root create all pamsvc >/dev/null
+	echo "* pids.limit lots" >"$PW/bad-value.conf"
+	pam_open_in fo "$PAM_USER1" pamsvc "socket=$SOCK" "config=$PW/bad-value.conf"
+	pid=$PAMTESTER_PID
+	for h in $(sb_hierarchies); do expect_in_cgroup "$pid" "$h" pamsvc; done
+	pam_log_lines | grep -q "cannot set the limits of pam.conf on the user's cgroup" || fail "syslog: $(pam_log_lines)"
+	pam_close fo "$pid"
+	pam_expect_gone "$PAM_USER1"
+	cgm_root remove all pamsvc >/dev/null
+	pam_teardown
+}
+
+# A group line applies to every member, also of a group whose entry is larger than a first guess of its size.
+test_pam_group_limit_of_a_large_group_applies() {
+	has_hierarchy pids || pure_v2 || skip "no pids hierarchy"
+	pam_setup
+	local members=$PAM_USER1 i pid got
+	for i in $(seq 600); do members+=",pambigmember$i"; done
+	echo "pambig:x:60011:$members" >>"$PW/group"
+	printf '*        pids.limit 100\n@pambig  pids.limit 20\n' >"$PW/big.conf"
+	pam_open bg "$PAM_USER1" "socket=$SOCK" "config=$PW/big.conf"
+	pid=$PAMTESTER_PID
+	got=$(cat "$(sb_path "$PH")/user/$PAM_USER1/pids.max")
+	pam_close bg "$pid"
+	wait_until 5 pam_gone "$PAM_USER1" || true
+	expect_eq "$got" 20 "pids.max of user/$PAM_USER1 (its group pambig's line; syslog: '$(pam_log_lines)')"
 	pam_teardown
 }
 
@@ -196,7 +279,7 @@ test_pam_controller_list_names_the_hierarchies() {
 	pam_open c "$PAM_USER1" "socket=$SOCK" -c freezer,memory
 	local pid=$PAMTESTER_PID h
 	for h in freezer memory; do
-		expect_owner "$(sb_path "$h")/user/$PAM_USER1/0" "$TEST_UID" "$TEST_UID"
+		expect_owner "$(sb_path "$h")/user/$PAM_USER1/0/delegated" "$TEST_UID" "$TEST_UID"
 		expect_in_cgroup "$pid" "$h" "user/$PAM_USER1/0"
 	done
 	expect_missing "$(sb_path pids)/user/$PAM_USER1"

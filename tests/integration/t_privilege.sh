@@ -248,13 +248,14 @@ test_move_into_root_owned_cgroup_refused() {
 }
 
 test_move_cgroup2_needs_the_common_ancestor() {
-	# From the sandbox root (root's) into a delegated child: cgroup v1 asks only for the
-	# destination's task file, cgroup2 also for the common ancestor's cgroup.procs.
+	# From a sibling (root's) into a delegated cgroup: cgroup v1 asks only for the destination's task file,
+	# cgroup2 also for the common ancestor's cgroup.procs.
 	local pid
 	delegate mv_anc "$TEST_UID"
-	pid=$(spawn_sleeper "$TEST_UID" "")
+	cgm_root create all mv_side
+	pid=$(spawn_sleeper "$TEST_UID" mv_side)
 	expect_refused "common ancestor" cgm_as "$TEST_UID" "" movepid unified mv_anc "$pid"
-	expect_in_cgroup "$pid" unified ""
+	expect_in_cgroup "$pid" unified mv_side
 	if multi_hierarchy; then
 		cgm_as "$TEST_UID" "" movepid memory mv_anc "$pid"
 		expect_in_cgroup "$pid" memory mv_anc
@@ -267,6 +268,24 @@ test_move_cgroup2_needs_the_common_ancestor() {
 	expect_in_cgroup "$pid" unified mv_anc/b
 	end_pids "$pid"
 	cgm_root remove all mv_anc
+	cgm_root remove all mv_side
+}
+
+# A move down, beneath the task's own cgroup, leaves it under every cgroup it was under: the user's own task
+# goes from a root's cgroup into the cgroup delegated beneath it (a login session's shell into its delegated
+# cgroup), on cgroup2 too; another's task does not.
+test_move_down_into_a_delegated_child_of_the_task_s_cgroup() {
+	local pid other
+	delegate mv_down "$TEST_UID"
+	pid=$(spawn_sleeper "$TEST_UID" "")
+	other=$(spawn_sleeper "$TEST_UID2" "")
+	cgm_as "$TEST_UID" "" movepid all mv_down "$pid"
+	expect_in_cgroup "$pid" "$MH" mv_down
+	has_hierarchy unified && expect_in_cgroup "$pid" unified mv_down
+	expect_refused "uid $TEST_UID2" cgm_as "$TEST_UID" "" movepid all mv_down "$other"
+	expect_in_cgroup "$other" "$MH" ""
+	end_pids "$pid" "$other"
+	cgm_root remove all mv_down
 }
 
 # --- rule 4: the owner of a delegated cgroup sets its children's limits, not its own ---

@@ -103,6 +103,10 @@ static void move_rules(void)
 	CHECK(!policy_may_move(&alice, &own, &procs_alice, &root_file, "x", why));
 	CHECK(strstr(why, "common ancestor") != NULL);
 	CHECK(policy_may_move(&alice, &own, &procs_alice, &procs_alice, "x", why));
+	/* ... unless the task moves down beneath its own cgroup; v1 asks for no ancestor at all. */
+	CHECK(policy_move_needs_common_ancestor(true, false));
+	CHECK(!policy_move_needs_common_ancestor(true, true));
+	CHECK(!policy_move_needs_common_ancestor(false, false));
 }
 
 static void delegated_files(void)
