@@ -56,8 +56,14 @@ if command -v pamtester >/dev/null && [ -e "$BUILD/src/pam/pam_cgm.so" ]; then
 	pam_open demo "$PAM_USER1" "socket=$SOCK"
 	show grep -E ':(memory|pids|name=systemd|):' "/proc/$PAMTESTER_PID/cgroup"
 	show cgm_root getpidcgroup memory "$PAMTESTER_PID"
-	say "the session's cgroup is the user's; its parent user/$PAM_USER1 stays root's"
-	show stat -c '%u %n' "$(sb_path memory)/user/$PAM_USER1/0" "$(sb_path memory)/user/$PAM_USER1"
+	say "the session's cgroup and user/$PAM_USER1 stay root's; the session's delegated child is the user's"
+	show stat -c '%u %n' "$(sb_path memory)/user/$PAM_USER1" "$(sb_path memory)/user/$PAM_USER1/0" \
+		"$(sb_path memory)/user/$PAM_USER1/0/delegated"
+	say "from inside the session, uid $U runs a job in a cgroup of its own beneath delegated"
+	show cgm_as "$U" "user/$PAM_USER1/0" new delegated/job memory.limit=64M
+	show cgm_as "$U" "user/$PAM_USER1/0" exec delegated/job -- grep -E ':(memory|):/' /proc/self/cgroup
+	say "... but cannot move root's login process (pamtester here) out of the session"
+	show cgm_as "$U" "user/$PAM_USER1/0" move delegated/job "$PAMTESTER_PID"
 	pam_close demo "$PAMTESTER_PID"
 	say "the session closed: its cgroups are gone"
 	show cgm_root ls user
