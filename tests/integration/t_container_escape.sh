@@ -269,6 +269,8 @@ test_container_proxy_serves_on_after_refusals() {
 	containers_nested 3
 	in_container c1/l2/l3 "$CGM" create all u500
 	in_container c1/l2/l3 "$CGM" chown all u500 500 500
+	# As in escape_setup: no task l3 starts (a cgm among them) may take the daemon's number.
+	pidns_hand_out_past c1/l2/l3 "$DAEMON_PID"
 	for i in 1 2 3 4 5 6; do
 		expect_refused "pid $DAEMON_PID is not a task this namespace can vouch for" \
 			in_container_as c1/l2/l3 c1/l2/l3/u500 500 "$CGM" getpidcgroup memory "$DAEMON_PID"
