@@ -188,12 +188,30 @@ escape_calls() {
 declare -A ESC_PROXY_PIDS ESC_PROXY_OWN
 ESC_PIDS=()
 
+# pidns_hand_out_past NAME PID...: makes the pid namespace of container NAME hand out its next pids just past
+# one of PIDs, at the start of the longest run of numbers that holds none of them (to pid_max, then on from
+# 300, where the kernel starts again), by writing its ns_last_pid as the container's root. With n PIDs that
+# run is at least (pid_max - 300) / n long: thousands, more than the container's processes of a test.
+pidns_hand_out_past() {
+	local name=$1 max last
+	shift
+	max=$(in_container "$name" cat /proc/sys/kernel/pid_max)
+	last=$(printf '%s\n' "$@" | sort -nu | awk -v max="$max" '
+		{ v[NR] = $1 }
+		END {
+			best = v[NR]; run = max - v[NR] + (v[1] > 300 ? v[1] - 300 : 0)
+			for (i = 1; i < NR; i++) if (v[i + 1] - v[i] > run) { best = v[i]; run = v[i + 1] - v[i] }
+			print best
+		}')
+	in_container "$name" sh -c 'echo "$1" >/proc/sys/kernel/ns_last_pid' sh "$last"
+}
+
 # escape_setup: containers c1, c1/l2, c1/l2/l3 and c1/l2/l3b (l3's sibling); a task of root of each outer
 # level and one of host root in the sandbox root; cgroup u500 of l3 delegated to l3's uid 500. Sets ESC_PIDS
 # (host pid numbers of the tasks outside l3: those and the daemon), ESC_PROXY_PIDS[C] (those and the outer
 # containers' inits as container C's pid namespace numbers them) and ESC_PROXY_OWN[C] (l3's init as C numbers it).
 escape_setup() {
-	local v c p nspid inside victims=()
+	local v c p nspid inside victims=() host=()
 	containers_nested 3 || return 1
 	container_up c1/l2/l3b c1/l2 l3b 112000 2000 1000 || return 1
 	in_container c1/l2/l3 "$CGM" create all u500
@@ -202,14 +220,20 @@ escape_setup() {
 	# The host task sits in the sandbox root, where nothing else ends it: the test's exit does.
 	trap "end_pids ${victims[0]}; containers_cleanup" EXIT
 	for c in c1 c1/l2 c1/l2/l3b; do victims+=("$(container_sleeper "$c")"); done
-	inside=$(in_container c1/l2/l3 ls /proc | grep -E '^[0-9]+$')
 	ESC_PIDS=() ESC_PROXY_PIDS=([c1]= [c1/l2]=)
 	for v in "${victims[@]}" "$(host_pid c1)" "$(host_pid c1/l2)" "$(host_pid c1/l2/l3b)"; do
 		read -r -a nspid < <(awk '/^NSpid:/ {$1 = ""; print}' "/proc/$v/status")
-		[[ " ${victims[*]} " != *" $v "* ]] || grep -qx "${nspid[0]}" <<<"$inside" || ESC_PIDS+=("${nspid[0]}")
+		[[ " ${victims[*]} " != *" $v "* ]] || host+=("${nspid[0]}")
 		[ "${#nspid[@]}" -lt 2 ] || ESC_PROXY_PIDS[c1]+=" ${nspid[1]}"
 		[ "${#nspid[@]}" -lt 3 ] || ESC_PROXY_PIDS[c1/l2]+=" ${nspid[2]}"
 	done
+	# A host pid number that also names a task in l3 is that task to l3's cgproxy, and a call about it is
+	# served. Checking l3's tasks once is not enough: l3 hands out numbers all the time (a dbus-send per call),
+	# and one that reached a host number asked about itself. So the tasks l3 starts from here on get numbers
+	# that are none of the host numbers, and those of l3's tasks now are left out.
+	pidns_hand_out_past c1/l2/l3 "${host[@]}"
+	inside=$(in_container c1/l2/l3 ls /proc | grep -E '^[0-9]+$')
+	for p in "${host[@]}"; do grep -qx "$p" <<<"$inside" || ESC_PIDS+=("$p"); done
 	read -r -a nspid < <(awk '/^NSpid:/ {$1 = ""; print}' "/proc/$(host_pid c1/l2/l3)/status")
 	ESC_PROXY_OWN[c1]=${nspid[1]} ESC_PROXY_OWN[c1/l2]=${nspid[2]}
 }
@@ -245,6 +269,8 @@ test_container_proxy_serves_on_after_refusals() {
 	containers_nested 3
 	in_container c1/l2/l3 "$CGM" create all u500
 	in_container c1/l2/l3 "$CGM" chown all u500 500 500
+	# As in escape_setup: no task l3 starts (a cgm among them) may take the daemon's number.
+	pidns_hand_out_past c1/l2/l3 "$DAEMON_PID"
 	for i in 1 2 3 4 5 6; do
 		expect_refused "pid $DAEMON_PID is not a task this namespace can vouch for" \
 			in_container_as c1/l2/l3 c1/l2/l3/u500 500 "$CGM" getpidcgroup memory "$DAEMON_PID"
