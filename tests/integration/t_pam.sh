@@ -89,14 +89,14 @@ pam_service() {
 	echo "$PW/svc.$tag"
 }
 
-# pam_open TAG USER MODULE-ARGS...: pamtester opens a session and holds it; PAMTESTER_PID is its pid, which
-# is also the pid pam_cgm moved.
-pam_open() {
-	local tag=$1 user=$2 svc
-	shift 2
+# pam_open_in TAG USER REL MODULE-ARGS...: pamtester, started in sandbox cgroup REL, opens a session and holds
+# it; PAMTESTER_PID is its pid, which is also the pid pam_cgm moved.
+pam_open_in() {
+	local tag=$1 user=$2 rel=$3 svc
+	shift 3
 	svc=$(pam_service "$tag" "$@")
 	# Its own subshell execs it, so that $! is pamtester's pid.
-	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session \
+	(_enter "$BASHPID" "$rel" && exec unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session \
 		close_session) >"$PW/out.$tag" 2>&1 &
 	PAMTESTER_PID=$!
 	PAM_HELD+=("$PAMTESTER_PID")
@@ -104,6 +104,9 @@ pam_open() {
 		{ fail "session $tag did not open: $(cat "$PW/out.$tag")"; return 1; }
 	expect_eq "$(cat "$PW/held.$tag")" "$PAMTESTER_PID" "pam_exec's parent" || return 1
 }
+
+# pam_open TAG USER MODULE-ARGS...: the same from the sandbox root.
+pam_open() { local tag=$1 user=$2; shift 2; pam_open_in "$tag" "$user" "" "$@"; }
 
 # pam_close TAG PID: releases the session; pamtester closes it and must succeed.
 pam_close() {
@@ -208,18 +211,6 @@ test_pam_user_cannot_move_or_freeze_the_root_application() {
 	pam_close rk "$pid"
 	pam_teardown
 	[ -z "$bad" ] || fail "$bad"
-}
-
-# pam_open_in TAG USER REL MODULE-ARGS...: as pam_open, but pamtester starts in sandbox cgroup REL.
-pam_open_in() {
-	local tag=$1 user=$2 rel=$3 svc
-	shift 3
-	svc=$(pam_service "$tag" "$@")
-	(_enter "$BASHPID" "$rel" && exec unshare -m --propagation private "$PW/ns.sh" "$svc" "$user" open_session \
-		close_session) >"$PW/out.$tag" 2>&1 &
-	PAMTESTER_PID=$!
-	PAM_HELD+=("$PAMTESTER_PID")
-	wait_until 10 test -e "$PW/held.$tag" || { fail "session $tag did not open: $(cat "$PW/out.$tag")"; return 1; }
 }
 
 # A session that fails part way (not strict) leaves the application where it was, with its limits: not in the
