@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -118,6 +119,13 @@ EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	if (pam_set_data(pamh, DATA_SESSION, session, free_data) != PAM_SUCCESS) {
 		pam_syslog(pamh, LOG_ERR, "cannot keep the session's cgroup %s for close_session", session);
 		free(session);
+	}
+	/* A daemon on a socket of its own: the session's cgm and libcgmanager find it there too. */
+	if (a.socket) {
+		char env[1100];
+		snprintf(env, sizeof(env), "CGMANAGER_SOCKET=%s", a.socket);
+		if (pam_putenv(pamh, env) != PAM_SUCCESS)
+			pam_syslog(pamh, LOG_ERR, "cannot set %s in the session's environment", env);
 	}
 	return PAM_SUCCESS;
 }

@@ -26,6 +26,7 @@ pam_setup() {
 	cat >"$PW/hold.sh" <<-HOLD
 		#!/bin/sh
 		# pam_exec's child: tells the test pamtester's pid, then waits (at most a minute) to be released.
+		env >"$PW/env.\$1"
 		echo \$PPID >"$PW/held.\$1.tmp" && mv "$PW/held.\$1.tmp" "$PW/held.\$1"
 		i=0
 		while [ ! -e "$PW/release.\$1" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
@@ -166,6 +167,7 @@ test_pam_session_cgroup_root_s_with_a_delegated_child() {
 	pam_open one "$PAM_USER1" "socket=$SOCK" "config=$PW/none.conf"
 	local pid=$PAMTESTER_PID s=user/$PAM_USER1/0 job
 	pam_expect_session "$PAM_USER1" "$TEST_UID" 0 "$pid"
+	grep -qx "CGMANAGER_SOCKET=$SOCK" "$PW/env.one" || fail "the session's environment lacks CGMANAGER_SOCKET=$SOCK"
 	# From inside the session the user names its delegated cgroup, and parcels it out; the session's own
 	# cgroup, where root's application is, stays root's.
 	cgm_as "$TEST_UID" "$s" create all delegated/sub >/dev/null
