@@ -12,6 +12,7 @@ packages=(
 	strace                                                  # tests: what the daemon does meanwhile (t_faults)
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 	crun                                                    # lane v2: a rootless container in a delegated cgroup
+	runc podman lxc uidmap                                  # t_runtimes: the runtimes in a login session's cgroups
 )
 missing=()
 for p in "${packages[@]}"; do
