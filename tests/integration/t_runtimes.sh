@@ -176,9 +176,17 @@ test_v2_session_rootless_podman_run_memory_and_pids_limit() {
 	session_limits_hold
 	session_exec podman "${PODMAN[@]}" rm -f -t 0 c1 >/dev/null
 	wait_until 20 test ! -e "$c" || fail "the container's cgroup $c is still there after podman rm"
-	[ -z "$pause" ] || end_pids "$pause"
+	# conmon ends after the container, once its exit command (podman container cleanup) is done; the pause process
+	# outlives every podman and is ended by its pid. Then nothing of podman's is left to race the removal.
+	wait_until 30 cgroup_empty "$d/conmon" || fail "conmon's cgroup still has $(tasks_of "$d/conmon")"
+	[ -n "$pause" ] && end_pids "$pause" || fail "no pause process in $b/run/libpod/tmp/pause.pid"
+	wait_until 10 cgroup_empty "$d/podman" || fail "podman's cgroup still has $(tasks_of "$d/podman")"
 	cgm_root delete -f user
 }
+
+# cgroup_empty DIR: cgroup DIR is gone or holds no task; tasks_of DIR names the tasks it holds.
+cgroup_empty() { [ ! -e "$1/cgroup.procs" ] || [ -z "$(cat "$1/cgroup.procs")" ]; }
+tasks_of() { local p; for p in $(cat "$1/cgroup.procs" 2>/dev/null); do printf '%s(%s) ' "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done; }
 
 # Unprivileged LXC needs the user's subordinate ids (newuidmap reads /etc/subuid, /etc/subgid and the user's
 # /etc/passwd line): they are bound over /etc's files in a private mount namespace, entered as root in the
