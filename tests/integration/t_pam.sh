@@ -45,7 +45,8 @@ pam_setup() {
 		mount -t tmpfs -o mode=755 dev /dev
 		# /dev/log is the listener's socket (\$PW/log leads there); the rest of /dev as it was.
 		ln -s "$PW"/hostdev/* "$PW/log" /dev/
-		exec \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
+		# PAM_WRAP (a test that widens a race window) runs pamtester under a tracer.
+		exec \${PAM_WRAP:-} \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
 	NS
 	chmod 755 "$PW/hold.sh" "$PW/ns.sh"
 	ln -s "$PW/log.sock" "$PW/log"
@@ -389,5 +390,46 @@ test_pam_bad_arguments_and_config_lines_are_logged() {
 	[ "$PAM_RC" != 0 ] || fail "pamtester succeeded with strict and bad config lines"
 	pam_log_lines | grep -qF "strict: the session is refused for the errors above" || fail "syslog: $(pam_log_lines)"
 	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	pam_teardown
+}
+
+# A user cgroup that goes (remove-on-empty: the last task of the user's other sessions exits) while a new session
+# is being set up must come back with the limits of pam.conf before the application enters it. The window is
+# between the limits' SetValues and the Create of the delegated cgroup, which makes missing parents (user/NAME
+# included, without limits); strace widens it to seconds by delaying the helper's 7th sendmsg (1 auth,
+# 2 MovePidAbs, 3 Create user/NAME, 4 ListChildren, 5 Create N, 6 SetValues, 7 Create N/delegated), which
+# otherwise the user hits by timing its own task's exit (found by the review of 44a5b17).
+test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
+	has_hierarchy pids || pure_v2 || skip "no pids hierarchy"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	local ud pa pb left svc got
+	ud=$(sb_path "$PH")/user/$PAM_USER1
+	echo "* pids.limit 50" >"$PW/race.conf"
+	# Session A leaves one of the user's tasks behind: user/NAME stays, marked remove-on-empty.
+	pam_open ra "$PAM_USER1" "socket=$SOCK" "config=$PW/race.conf"
+	pa=$PAMTESTER_PID
+	left=$(spawn_sleeper "$TEST_UID" "user/$PAM_USER1/0/delegated")
+	pam_close ra "$pa"
+	expect_eq "$(cat "$ud/pids.max")" 50 "pids.max of user/$PAM_USER1 after session A"
+	# Session B, its helper held just before it creates N/delegated.
+	svc=$(pam_service rb "socket=$SOCK" "config=$PW/race.conf")
+	(_enter "$BASHPID" "" && PAM_WRAP="strace -f -qq -o /dev/null -e trace=sendmsg \
+		--inject=sendmsg:delay_enter=5000000:when=7 --" exec unshare -m --propagation private "$PW/ns.sh" "$svc" \
+		"$PAM_USER1" open_session close_session) >"$PW/out.rb" 2>&1 &
+	PAM_HELD+=("$!")
+	wait_until 10 test -d "$ud/1" || { fail "session B made no user/$PAM_USER1/1: $(cat "$PW/out.rb")"; end_pids "$left"; return 1; }
+	sleep 0.5
+	# The user's last task elsewhere exits: the daemon removes user/NAME, with B's empty N.
+	end_pids "$left"
+	wait_until 4 test ! -e "$ud" || fail "user/$PAM_USER1 was not removed when its last task left"
+	wait_until 15 test -e "$PW/held.rb" || { fail "session B did not open: $(cat "$PW/out.rb")"; return 1; }
+	pb=$(cat "$PW/held.rb")
+	got=$(cat "$ud/pids.max" 2>/dev/null || echo "(no user cgroup)")
+	local where; where=$(grep -E "$([ "$PH" = unified ] && echo '^0::' || echo '^[0-9]+:pids:')" "/proc/$pb/cgroup")
+	touch "$PW/release.rb"
+	wait_until 10 pam_none_running || true
+	wait_until 5 pam_gone "$PAM_USER1" || true
+	expect_eq "$got" 50 "pids.max of user/$PAM_USER1 that session B's pamtester (${where#*:*:}) entered (syslog: '$(pam_log_lines)')"
 	pam_teardown
 }
