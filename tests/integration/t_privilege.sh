@@ -306,7 +306,7 @@ test_move_down_takes_no_thread_out_of_another_threaded_cgroup() {
 	pid=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c 'import threading, time
 threading.Thread(target=time.sleep, args=(600,)).start()
 time.sleep(600)')
-	wait_until 5 sh -c "[ \$(ls /proc/$pid/task | wc -l) = 2 ]" ||
+	wait_until 30 sh -c "[ \$(ls /proc/$pid/task | wc -l) = 2 ]" ||
 		fail "python3 $pid has no second thread: $(cat /proc/$pid/comm; ls /proc/$pid/task)"
 	echo "$pid" >"$u/thr/a/cgroup.procs"
 	tid=$(ls "/proc/$pid/task" | grep -vx "$pid")
