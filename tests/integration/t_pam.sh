@@ -46,7 +46,8 @@ pam_setup() {
 		mount -t tmpfs -o mode=755 dev /dev
 		# /dev/log is the listener's socket (\$PW/log leads there); the rest of /dev as it was.
 		ln -s "$PW"/hostdev/* "$PW/log" /dev/
-		exec \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
+		# PAM_WRAP (a test that widens a race window) runs pamtester under a tracer.
+		exec \${PAM_WRAP:-} \${PAM_PRELOAD:+env LD_PRELOAD="\$PAM_PRELOAD"} pamtester -v cgm-test "\$user" "\$@"
 	NS
 	chmod 755 "$PW/hold.sh" "$PW/ns.sh"
 	ln -s "$PW/log.sock" "$PW/log"
@@ -383,4 +384,106 @@ test_pam_bad_arguments_and_config_lines_are_logged() {
 	pam_log_lines | grep -qF "strict: the session is refused for the errors above" || fail "syslog: $(pam_log_lines)"
 	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
 	pam_teardown
+}
+
+# A user cgroup that goes (remove-on-empty: the last task of the user's other sessions exits) while a new session
+# is being set up must come back with the limits of pam.conf before the application enters it. The window is
+# between the limits' SetValues and the Create of the delegated cgroup, which makes missing parents (user/NAME
+# included, without limits); strace widens it to seconds by delaying the helper's 7th sendmsg (1 auth,
+# 2 MovePidAbs, 3 Create user/NAME, 4 ListChildren, 5 Create N, 6 SetValues, 7 Create N/delegated), which
+# otherwise the user hits by timing its own task's exit (found by the review of 44a5b17).
+test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
+	has_hierarchy pids || pure_v2 || skip "no pids hierarchy"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	local ud pa pb left svc got
+	ud=$(sb_path "$PH")/user/$PAM_USER1
+	echo "* pids.limit 50" >"$PW/race.conf"
+	# Session A leaves one of the user's tasks behind: user/NAME stays, marked remove-on-empty.
+	pam_open ra "$PAM_USER1" "socket=$SOCK" "config=$PW/race.conf"
+	pa=$PAMTESTER_PID
+	left=$(spawn_sleeper "$TEST_UID" "user/$PAM_USER1/0/delegated")
+	pam_close ra "$pa"
+	expect_eq "$(cat "$ud/pids.max")" 50 "pids.max of user/$PAM_USER1 after session A"
+	# Session B, its helper held just before it creates N/delegated.
+	svc=$(pam_service rb "socket=$SOCK" "config=$PW/race.conf")
+	(_enter "$BASHPID" "" && PAM_WRAP="strace -f -qq -o /dev/null -e trace=sendmsg \
+		--inject=sendmsg:delay_enter=5000000:when=7 --" exec unshare -m --propagation private "$PW/ns.sh" "$svc" \
+		"$PAM_USER1" open_session close_session) >"$PW/out.rb" 2>&1 &
+	PAM_HELD+=("$!")
+	wait_until 10 test -d "$ud/1" || { fail "session B made no user/$PAM_USER1/1: $(cat "$PW/out.rb")"; end_pids "$left"; return 1; }
+	sleep 0.5
+	# The user's last task elsewhere exits: the daemon removes user/NAME, with B's empty N.
+	end_pids "$left"
+	wait_until 4 test ! -e "$ud" || fail "user/$PAM_USER1 was not removed when its last task left"
+	wait_until 15 test -e "$PW/held.rb" || { fail "session B did not open: $(cat "$PW/out.rb")"; return 1; }
+	pb=$(cat "$PW/held.rb")
+	got=$(cat "$ud/pids.max" 2>/dev/null || echo "(no user cgroup)")
+	local where; where=$(grep -E "$([ "$PH" = unified ] && echo '^0::' || echo '^[0-9]+:pids:')" "/proc/$pb/cgroup")
+	touch "$PW/release.rb"
+	wait_until 10 pam_none_running || true
+	wait_until 5 pam_gone "$PAM_USER1" || true
+	expect_eq "$got" 50 "pids.max of user/$PAM_USER1 that session B's pamtester (${where#*:*:}) entered (syslog: '$(pam_log_lines)')"
+	pam_teardown
+}
+
+# The helper moves the application by its pid number. Where a user can end the application mid-open (su and
+# sudo keep the invoker's real uid, so the invoker may signal both su and its helper), that number may belong
+# to another process by the time of the MovePid, which the helper asks as host root: that process, root's,
+# lands in the user's session cgroup, under its limits. Real su (util-linux, PAM service su in the private
+# /etc/pam.d, auth by pam_permit) as the user; strace holds the helper at its MovePid (10th sendmsg, no limits) as a
+# stopped helper would be; the user kills su; the pid freed, root's next process takes it (clone3 set_tid
+# stands for pid reuse). The fix would move a pidfd (MovePidfd) taken before the fork (review of 44a5b17).
+test_pam_su_killed_mid_open_moves_no_other_process() {
+	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	local su_pid helper victim where ud=$(sb_path "$MH")/user/$PAM_USER1
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$SOCK" >"$PW/svc.su"
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=10 -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
+	NS
+	chmod 755 "$PW/su-ns.sh"
+	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su" 2>&1 &
+	PAM_HELD+=("$!")
+	local tracer=$!
+	wait_until 10 sh -c "[ \"\$(stat -c %u '$ud/0/delegated' 2>/dev/null)\" = $TEST_UID ]" ||
+		{ fail "su's session made no delegated cgroup: $(cat "$PW/out.su")"; return 1; }
+	# The subshell became strace (through unshare and the script); its child became su.
+	su_pid=$(pgrep -P "$tracer" -x su | head -1)
+	helper=$(pgrep -P "$su_pid" | head -1)
+	[ -n "$su_pid" ] && [ -n "$helper" ] || { fail "no su ($su_pid) with a helper ($helper)"; return 1; }
+	# The invoker may signal su and its helper: they keep its real uid.
+	run_as "$TEST_UID" "" kill -0 "$helper" || fail "uid $TEST_UID may not signal pam_cgm's helper $helper"
+	run_as "$TEST_UID" "" kill -KILL "$su_pid" || fail "uid $TEST_UID may not kill its su $su_pid"
+	wait_until 5 test ! -e "/proc/$su_pid" || fail "su $su_pid was not reaped"
+	victim=$(run_as 0 "" /usr/bin/python3 -c '
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+tid = (ctypes.c_int * 1)(int(sys.argv[1]))
+args = ctypes.create_string_buffer(struct.pack("11Q", 0, 0, 0, 0, 17, 0, 0, 0, ctypes.addressof(tid), 1, 0))
+r = libc.syscall(435, args, 88)
+if r == 0:
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 1), os.dup2(null, 2)
+    os.execv("/bin/sleep", ["sleep", "600"])
+print(r if r > 0 else "clone3: " + os.strerror(ctypes.get_errno()), flush=True)
+' "$su_pid")
+	[ "$victim" = "$su_pid" ] || { fail "root's process did not get pid $su_pid: $victim"; return 1; }
+	SB_PIDS+=("$victim")
+	wait_until 10 pid_gone "$helper" || true
+	where=$(grep -E "$MEMLINE" "/proc/$victim/cgroup")
+	end_pids "$victim"
+	wait_until 10 pam_none_running || true
+	cgm_root remove all "user/$PAM_USER1" 1 >/dev/null 2>&1 || true
+	pam_teardown
+	[[ "$where" != */user/$PAM_USER1/* ]] || fail "root's process $victim, which took the pid of the user's killed su, was moved by pam_cgm's helper into ${where#*:*:}"
 }

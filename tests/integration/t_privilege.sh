@@ -288,6 +288,38 @@ test_move_down_into_a_delegated_child_of_the_task_s_cgroup() {
 	cgm_root remove all mv_down
 }
 
+# A move down is not down for every thread: in a threaded subtree a process's threads may sit in other cgroups
+# than its leader (whose cgroup /proc/PID/cgroup shows), and a write to cgroup.procs takes them all. The user's
+# process, its leader in root's threaded thr/a and a second thread in root's thr/b (where root limits it), must
+# not be moved by the user into thr/a/x (delegated beneath the leader's cgroup): that would take the thread out
+# of thr/b, as the common ancestor rule (thr, root's) forbids (found by the review of 44a5b17).
+test_move_down_takes_no_thread_out_of_another_threaded_cgroup() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy"
+	local u pid tid
+	u=$(sb_path unified)
+	cgm_root create all thr >/dev/null
+	cgm_root create unified thr/a/x >/dev/null
+	cgm_root create unified thr/b >/dev/null
+	echo threaded >"$u/thr/a/cgroup.type" && echo threaded >"$u/thr/a/x/cgroup.type" &&
+		echo threaded >"$u/thr/b/cgroup.type" || skip "this kernel has no threaded cgroups"
+	cgm_root chown unified thr/a/x "$TEST_UID" "$TEST_UID"
+	pid=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c 'import threading, time
+threading.Thread(target=time.sleep, args=(600,)).start()
+time.sleep(600)')
+	wait_until 30 sh -c "[ \$(ls /proc/$pid/task | wc -l) = 2 ]" ||
+		fail "python3 $pid has no second thread: $(cat /proc/$pid/comm; ls /proc/$pid/task)"
+	echo "$pid" >"$u/thr/a/cgroup.procs"
+	tid=$(ls "/proc/$pid/task" | grep -vx "$pid")
+	echo "$tid" >"$u/thr/b/cgroup.threads"
+	grep -qx "$tid" "$u/thr/b/cgroup.threads" || fail "thread $tid is not in thr/b"
+	cgm_as "$TEST_UID" "" movepid unified thr/a/x "$pid" >/dev/null 2>&1 || true
+	local where_tid where_pid
+	where_tid=$(grep '^0::' "/proc/$pid/task/$tid/cgroup") where_pid=$(grep '^0::' "/proc/$pid/task/$pid/cgroup")
+	end_pids "$pid"
+	cgm_root remove all thr 1 >/dev/null
+	[[ "$where_tid" == */thr/b ]] || fail "the user's move of pid $pid (leader in thr/a, now ${where_pid#0::}) took thread $tid out of root's thr/b into ${where_tid#0::}"
+}
+
 # --- rule 4: the owner of a delegated cgroup sets its children's limits, not its own ---
 
 test_limits_of_a_delegated_cgroup_refused() {
