@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -10,86 +12,172 @@
 #include "cgmanager.h"
 #include "pam/session.h"
 
-/* What the child sends back through the pipe: the outcome, then the session's cgroup or why not. */
+/*
+ * A remove-on-empty of user/NAME (its other sessions' last task just left) can take a new session's cgroup with
+ * it before the application is in: the open starts again, this many times in all.
+ */
+#define ATTEMPTS 3
+
+/* What the child sends up the pipe: the outcome, then the prepared session's cgroup or why not. */
 struct report {
 	enum pam_cgm_outcome outcome;
+	bool again; /* a cgroup it made was gone meanwhile */
 	char text[1024];
 };
 
-static void child(const char *socket, const char *controllers, const struct passwd *pw,
-                  const struct pam_cgm_limits *limits, pid_t app, struct report *rep)
+static bool write_all(int fd, const void *buf, size_t len)
 {
-	cgm_client *c = NULL;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+static void prepare(cgm_client *c, const char *controllers, const struct passwd *pw,
+                    const struct pam_cgm_limits *limits, struct report *rep)
+{
+	char why[sizeof(rep->text)];
 	cgm_error err = {0};
 	int r;
 
-	if ((r = cgm_connect(socket, &c, &err)) < 0) {
-		rep->outcome = PAM_CGM_UNREACHABLE;
-		snprintf(rep->text, sizeof(rep->text), "cannot reach cgmanager at %s: %s",
-		         socket ? socket : cgm_default_socket(), err.message ? err.message : strerror(-r));
-		cgm_error_clear(&err);
-		return;
-	}
-	rep->outcome = PAM_CGM_FAILED;
 	if ((r = cgm_move_pid_abs(c, controllers, "/", getpid(), &err)) < 0) {
 		snprintf(rep->text, sizeof(rep->text), "cannot move pam_cgm's helper process to the daemon's root: %s",
 		         err.message ? err.message : strerror(-r));
 		cgm_error_clear(&err);
+	} else if ((r = pam_cgm_session_prepare(c, controllers, pw, limits, rep->text, sizeof(rep->text), why,
+	                                        sizeof(why))) == 0) {
+		rep->outcome = PAM_CGM_OPENED;
 	} else {
-		char why[sizeof(rep->text)];
-		if (pam_cgm_session_open(c, controllers, pw, limits, app, rep->text, sizeof(rep->text), why,
-		                         sizeof(why)) == 0)
-			rep->outcome = PAM_CGM_OPENED;
-		else
-			snprintf(rep->text, sizeof(rep->text), "%s", why);
+		rep->again = r == -EAGAIN;
+		snprintf(rep->text, sizeof(rep->text), "%s", why);
 	}
+}
+
+/* The child: prepares the session, reports it up, and undoes it unless the application says it is in. */
+static void child(int up, int down, const char *socket, const char *controllers, const struct passwd *pw,
+                  const struct pam_cgm_limits *limits)
+{
+	struct report rep = {.outcome = PAM_CGM_FAILED};
+	cgm_client *c = NULL;
+	cgm_error err = {0};
+	char word = 0;
+	int r;
+
+	/*
+	 * No longer the signal target of a user who shares the application's real uid: it always answers, and
+	 * undoes what it made when the application says so or is gone (its end of the pipe closed).
+	 */
+	signal(SIGPIPE, SIG_IGN); /* a gone application is an answer (EPIPE), not this process's end */
+	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0) {
+		snprintf(rep.text, sizeof(rep.text), "cannot make pam_cgm's helper process root's: %s", strerror(errno));
+		write_all(up, &rep, sizeof(rep));
+		return;
+	}
+	if ((r = cgm_connect(socket, &c, &err)) < 0) {
+		rep.outcome = PAM_CGM_UNREACHABLE;
+		snprintf(rep.text, sizeof(rep.text), "cannot reach cgmanager at %s: %s",
+		         socket ? socket : cgm_default_socket(), err.message ? err.message : strerror(-r));
+		cgm_error_clear(&err);
+		write_all(up, &rep, sizeof(rep));
+		return;
+	}
+	prepare(c, controllers, pw, limits, &rep);
+	if (rep.outcome == PAM_CGM_OPENED &&
+	    (!write_all(up, &rep, sizeof(rep)) || !read_all(down, &word, 1) || word != 'k'))
+		pam_cgm_session_undo(c, controllers, rep.text);
+	else if (rep.outcome != PAM_CGM_OPENED)
+		write_all(up, &rep, sizeof(rep));
 	cgm_disconnect(c);
+}
+
+/* One attempt: the child prepares, the application enters. */
+static enum pam_cgm_outcome attempt(const char *socket, const char *controllers, const struct passwd *pw,
+                                    const struct pam_cgm_limits *limits, char *session, size_t size, char *why,
+                                    size_t whylen, bool *again)
+{
+	struct report rep = {.outcome = PAM_CGM_FAILED};
+	int up[2], down[2], r = 0;
+	cgm_client *c = NULL;
+	cgm_error err = {0};
+	pid_t pid;
+
+	*again = false;
+	if (pipe2(up, O_CLOEXEC) < 0) {
+		snprintf(why, whylen, "cannot make a pipe: %s", strerror(errno));
+		return PAM_CGM_FAILED;
+	}
+	if (pipe2(down, O_CLOEXEC) < 0) {
+		snprintf(why, whylen, "cannot make a pipe: %s", strerror(errno));
+		close(up[0]);
+		close(up[1]);
+		return PAM_CGM_FAILED;
+	}
+	if ((pid = fork()) == 0) {
+		close(up[0]);
+		close(down[1]);
+		child(up[1], down[0], socket, controllers, pw, limits);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0)
+		snprintf(rep.text, sizeof(rep.text), "cannot fork pam_cgm's helper process: %s", strerror(errno));
+	else if (!read_all(up[0], &rep, sizeof(rep)))
+		snprintf(rep.text, sizeof(rep.text), "pam_cgm's helper process ended without an answer");
+	rep.text[sizeof(rep.text) - 1] = '\0';
+	if (rep.outcome == PAM_CGM_OPENED) {
+		if ((r = cgm_connect(socket, &c, &err)) < 0) {
+			snprintf(why, whylen, "cannot reach cgmanager at %s: %s", socket ? socket : cgm_default_socket(),
+			         err.message ? err.message : strerror(-r));
+			cgm_error_clear(&err);
+		} else {
+			r = pam_cgm_session_enter(c, controllers, rep.text, why, whylen);
+			cgm_disconnect(c);
+		}
+		*again = r == -EAGAIN;
+		/* The child keeps the session only when told so; anything else (this process gone too) undoes it. */
+		write_all(down[1], r == 0 ? "k" : "u", 1);
+		rep.outcome = r == 0 ? PAM_CGM_OPENED : PAM_CGM_FAILED;
+		if (r == 0)
+			snprintf(session, size, "%s", rep.text);
+	} else {
+		*again = rep.again;
+		snprintf(why, whylen, "%s", rep.text);
+	}
+	close(up[0]);
+	close(down[1]);
+	/* An application that reaps every child itself (a SIGCHLD handler) may have reaped it: the pipes decided. */
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return rep.outcome;
 }
 
 enum pam_cgm_outcome pam_cgm_open_in_child(const char *socket, const char *controllers, const struct passwd *pw,
                                            const struct pam_cgm_limits *limits, char *session, size_t size,
                                            char *why, size_t whylen)
 {
-	struct report rep = {.outcome = PAM_CGM_FAILED};
-	pid_t app = getpid(), pid;
-	size_t got = 0;
-	ssize_t n;
-	int fds[2];
+	enum pam_cgm_outcome o = PAM_CGM_FAILED;
+	bool again = true;
 
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(why, whylen, "cannot make a pipe: %s", strerror(errno));
-		return PAM_CGM_FAILED;
-	}
-	if ((pid = fork()) < 0) {
-		snprintf(why, whylen, "cannot fork pam_cgm's helper process: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return PAM_CGM_FAILED;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child(socket, controllers, pw, limits, app, &rep);
-		for (char *p = (char *)&rep; got < sizeof(rep) && (n = write(fds[1], p + got, sizeof(rep) - got)) > 0;)
-			got += n;
-		_exit(got == sizeof(rep) ? 0 : 1);
-	}
-	close(fds[1]);
-	while (got < sizeof(rep)) {
-		if ((n = read(fds[0], (char *)&rep + got, sizeof(rep) - got)) > 0)
-			got += n;
-		else if (n == 0 || errno != EINTR)
-			break;
-	}
-	close(fds[0]);
-	/* An application that reaps every child itself (a SIGCHLD handler) may have reaped it: the pipe decides. */
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	if (got != sizeof(rep)) {
-		snprintf(why, whylen, "pam_cgm's helper process ended without an answer");
-		return PAM_CGM_FAILED;
-	}
-	rep.text[sizeof(rep.text) - 1] = '\0';
-	snprintf(rep.outcome == PAM_CGM_OPENED ? session : why, rep.outcome == PAM_CGM_OPENED ? size : whylen, "%s",
-	         rep.text);
-	return rep.outcome;
+	for (int i = 0; i < ATTEMPTS && again; i++)
+		o = attempt(socket, controllers, pw, limits, session, size, why, whylen, &again);
+	return o;
 }

@@ -1,11 +1,11 @@
 /*
- * Opens the session's cgroups from a child process of the PAM application
- * that moves itself to the daemon's root cgroup first, whose names the
- * requests use (they name cgroups relative to the requester's own). So the
- * application moves once, by the session's all-or-nothing final move, and
- * stays where it was when anything fails; had it moved to the daemon's root
- * itself, as 0.42's module did, a failure would leave it, and the session it
- * starts, outside every limit.
+ * Opens the session's cgroups. Their requests name cgroups relative to the requester's own, so they come from a
+ * child process of the PAM application that moves itself to the daemon's root first; the application then moves
+ * itself into the session with MovePidAbs, once, all or nothing, and stays where it was when anything fails (had
+ * it moved to the daemon's root itself, as 0.42's module did, a failure would leave it, and the session it
+ * starts, outside every limit). The application asks for its own pid, so no other process can be moved in its
+ * place, and the child runs with every uid root's, so a user who shares the application's real uid (su, sudo)
+ * can neither stop nor kill it part way.
  */
 #pragma once
 #include <pwd.h>

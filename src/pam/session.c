@@ -10,12 +10,6 @@
 /* Session cgroups are numbered from 0; a user with this many sessions open gets no more. */
 #define MAX_SESSIONS 1000
 
-/*
- * A remove-on-empty of user/NAME (its last session's tasks just left) can take a new session's cgroup with it
- * between its Create and the move: the open starts again, this many times in all.
- */
-#define ATTEMPTS 3
-
 /* A failed step: why is "WHAT: the daemon's answer". Returns -EAGAIN when the cgroup was gone, else -1. */
 static int failed(char *why, size_t whylen, const char *what, int r, cgm_error *err)
 {
@@ -69,57 +63,72 @@ static int create_session(cgm_client *c, const char *controllers, const char *us
 }
 
 /*
- * Everything after the session's Create, in the order that keeps the user's limits binding: the limits go on
- * user/NAME once the session's cgroup is beneath it (a Create makes missing parents, so a user/NAME removed and
- * made again meanwhile is the one limited), the application moves last.
+ * Everything after the session's Create but the move, in the order that keeps the user's limits binding: every
+ * Create (each makes missing parents, user/NAME included) comes before the limits, so the user/NAME limited is
+ * the one the session is in; if it goes after (remove-on-empty, with the session's cgroup beneath it), the
+ * steps that follow, the application's move last, find the session gone and the open starts again.
  */
 static int set_up(cgm_client *c, const char *controllers, const struct passwd *pw,
-                  const struct pam_cgm_limits *limits, pid_t app, const char *user_cg, const char *session,
-                  char *why, size_t whylen)
+                  const struct pam_cgm_limits *limits, const char *user_cg, const char *session, char *why,
+                  size_t whylen)
 {
 	char delegated[600];
 	cgm_error err = {0};
 	int existed, r;
 
-	if (limits->n && (r = cgm1_set_values(c, user_cg, limits->v, limits->n, &err)) < 0)
-		return failed(why, whylen, "cannot set the limits of pam.conf on the user's cgroup", r, &err);
 	/* The Chown hands over the list's controllers on cgroup2: enabled down the path to the delegated cgroup. */
 	snprintf(delegated, sizeof(delegated), "%s/%s", session, PAM_CGM_DELEGATED);
 	if ((r = cgm_create(c, controllers, delegated, &existed, &err)) < 0)
 		return failed(why, whylen, "cannot create the session's delegated cgroup", r, &err);
 	if ((r = cgm_chown(c, controllers, delegated, pw->pw_uid, pw->pw_gid, &err)) < 0)
 		return failed(why, whylen, "cannot hand the session's delegated cgroup to the user", r, &err);
+	if (limits->n && (r = cgm1_set_values(c, user_cg, limits->v, limits->n, &err)) < 0)
+		return failed(why, whylen, "cannot set the limits of pam.conf on the user's cgroup", r, &err);
 	/* Both go once their last task has left, also if the application never closes the session. */
 	if ((r = cgm_remove_on_empty(c, controllers, session, &err)) < 0 ||
 	    (r = cgm_remove_on_empty(c, controllers, user_cg, &err)) < 0)
 		return failed(why, whylen, "cannot mark the session's cgroups remove-on-empty", r, &err);
-	if ((r = cgm_move_pid(c, controllers, session, app, &err)) < 0)
-		return failed(why, whylen, "cannot move the process into the session's cgroup", r, &err);
 	return 0;
 }
 
-int pam_cgm_session_open(cgm_client *c, const char *controllers, const struct passwd *pw,
-                         const struct pam_cgm_limits *limits, pid_t app, char *session, size_t size, char *why,
-                         size_t whylen)
+int pam_cgm_session_prepare(cgm_client *c, const char *controllers, const struct passwd *pw,
+                            const struct pam_cgm_limits *limits, char *session, size_t size, char *why,
+                            size_t whylen)
 {
 	char user_cg[512];
-	int existed, r = -1;
+	int r;
 
 	snprintf(user_cg, sizeof(user_cg), "user/%s", pw->pw_name);
-	for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-		session[0] = '\0';
-		if ((r = create_session(c, controllers, user_cg, session, size, why, whylen)) == 0 &&
-		    (r = set_up(c, controllers, pw, limits, app, user_cg, session, why, whylen)) == 0)
-			return 0;
-		if (session[0]) {
-			/* The move is all or nothing, so app was never in it: what is left of this attempt is empty. */
-			cgm_remove(c, controllers, session, 1, &existed, NULL);
-			cgm_remove(c, controllers, user_cg, 0, &existed, NULL);
-		}
-		if (r != -EAGAIN)
-			break;
-	}
-	return -1;
+	session[0] = '\0';
+	if ((r = create_session(c, controllers, user_cg, session, size, why, whylen)) == 0 &&
+	    (r = set_up(c, controllers, pw, limits, user_cg, session, why, whylen)) == 0)
+		return 0;
+	if (session[0])
+		pam_cgm_session_undo(c, controllers, session);
+	return r;
+}
+
+void pam_cgm_session_undo(cgm_client *c, const char *controllers, const char *session)
+{
+	char user_cg[512];
+	int existed;
+
+	/* Nothing entered it: what is left of the session is empty, and user/NAME goes if no other session is there. */
+	cgm_remove(c, controllers, session, 1, &existed, NULL);
+	snprintf(user_cg, sizeof(user_cg), "%.*s", (int)(strrchr(session, '/') - session), session);
+	cgm_remove(c, controllers, user_cg, 0, &existed, NULL);
+}
+
+int pam_cgm_session_enter(cgm_client *c, const char *controllers, const char *session, char *why, size_t whylen)
+{
+	char abs[600];
+	cgm_error err = {0};
+	int r;
+
+	snprintf(abs, sizeof(abs), "/%s", session);
+	if ((r = cgm_move_pid_abs(c, controllers, abs, getpid(), &err)) < 0)
+		return failed(why, whylen, "cannot move the process into the session's cgroup", r, &err);
+	return 0;
 }
 
 int pam_cgm_session_close(cgm_client *c, const char *controllers, const char *session, char *why, size_t whylen)

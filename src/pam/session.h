@@ -26,15 +26,23 @@
 #define PAM_CGM_DELEGATED "delegated"
 
 /*
- * Makes a new session cgroup of pw's user and moves process app (the PAM
- * application) into it; called from the daemon's root cgroup, whose names it
- * uses. On success session (of size bytes) is "user/NAME/N" and 0 is returned;
- * on failure -1, with why (a sentence naming the call and the daemon's answer)
- * filled and what this call made undone: app is where it was.
+ * Makes a new session's cgroups for pw's user (every step but the move), from the daemon's root cgroup, whose
+ * names it uses. On success session (of size bytes) is "user/NAME/N" and 0 is returned; on failure what it made
+ * is undone and why (a sentence naming the call and the daemon's answer) filled: -EAGAIN when a cgroup it made
+ * was gone meanwhile (the open may start again), else -1.
  */
-int pam_cgm_session_open(cgm_client *c, const char *controllers, const struct passwd *pw,
-                         const struct pam_cgm_limits *limits, pid_t app, char *session, size_t size, char *why,
-                         size_t whylen);
+int pam_cgm_session_prepare(cgm_client *c, const char *controllers, const struct passwd *pw,
+                            const struct pam_cgm_limits *limits, char *session, size_t size, char *why,
+                            size_t whylen);
+
+/* Removes a prepared session that nothing entered, and the user's cgroup if no other session is in it. */
+void pam_cgm_session_undo(cgm_client *c, const char *controllers, const char *session);
+
+/*
+ * Moves the calling process (the application) into the prepared session, all or nothing, by MovePidAbs:
+ * the process asks for itself, so the pid moved is its own. 0, -EAGAIN (the session was gone) or -1, why filled.
+ */
+int pam_cgm_session_enter(cgm_client *c, const char *controllers, const char *session, char *why, size_t whylen);
 
 /*
  * Moves the calling process (the application, in the session) to the

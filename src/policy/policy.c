@@ -267,9 +267,9 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
 	return true;
 }
 
-bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task)
+bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task, bool task_cgroup_plain_domain)
 {
-	return unified && !destination_beneath_task;
+	return unified && !(destination_beneath_task && task_cgroup_plain_domain);
 }
 
 bool policy_is_delegated_file(const char *file, bool unified, const char *const *kernel_delegate_list)

@@ -112,11 +112,13 @@ bool policy_may_move(const struct cred *c, const struct task_facts *t, const str
 
 /*
  * Whether a move needs the common ancestor's procs file (above): on cgroup2, unless the destination is beneath
- * the task's own cgroup. A move down leaves the task under every cgroup it was under, so no limit is escaped; it
- * is how a login session's own tasks get into the cgroup delegated beneath the session's (root's) cgroup, as
- * systemd's AttachProcessesToUnit lets them into user@.service. The task must still be the requester's own.
+ * the task's own cgroup and that cgroup is a plain domain (cgroup.type "domain": no threaded subtree, so every
+ * thread of the task is there, and the write to cgroup.procs takes none out of another cgroup). Such a move
+ * down leaves the task under every cgroup it was under, so no limit is escaped; it is how a login session's own
+ * tasks get into the cgroup delegated beneath the session's (root's) cgroup, as systemd's
+ * AttachProcessesToUnit lets them into user@.service. The task must still be the requester's own.
  */
-bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task);
+bool policy_move_needs_common_ancestor(bool unified, bool destination_beneath_task, bool task_cgroup_plain_domain);
 
 /*
  * Writing value to file acts on the cgroup's tasks as a Kill or a Freeze does, so it is bound by the same

@@ -427,13 +427,14 @@ test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
 	pam_teardown
 }
 
-# The helper moves the application by its pid number. Where a user can end the application mid-open (su and
-# sudo keep the invoker's real uid, so the invoker may signal both su and its helper), that number may belong
-# to another process by the time of the MovePid, which the helper asks as host root: that process, root's,
-# lands in the user's session cgroup, under its limits. Real su (util-linux, PAM service su in the private
-# /etc/pam.d, auth by pam_permit) as the user; strace holds the helper at its MovePid (10th sendmsg, no limits) as a
-# stopped helper would be; the user kills su; the pid freed, root's next process takes it (clone3 set_tid
-# stands for pid reuse). The fix would move a pidfd (MovePidfd) taken before the fork (review of 44a5b17).
+# su and sudo keep the invoker's real uid, so the invoker may signal them, and would have signalled a helper
+# that kept it too. Before the review of 44a5b17 the helper moved the application by its pid number: a user who
+# stopped the helper and killed su had root's next process with that pid moved into its session. Now the
+# application moves itself (MovePidAbs of its own pid), the helper's every uid is root's, and a helper whose
+# application is gone undoes what it made. Real su (util-linux, PAM service su in the private /etc/pam.d, auth by
+# pam_permit) as the user; strace holds the helper at its last request (the 9th sendmsg: auth, the helper's own
+# move, Create user/NAME, ListChildren, Create N, Create N/delegated, Chown, two RemoveOnEmpty); the user kills su;
+# root's next process takes su's pid (clone3 set_tid stands for pid reuse).
 test_pam_su_killed_mid_open_moves_no_other_process() {
 	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
 	command -v strace >/dev/null || skip "strace is not installed"
@@ -448,7 +449,7 @@ test_pam_su_killed_mid_open_moves_no_other_process() {
 		cp "$PW/svc.su" /etc/pam.d/su
 		mount --bind "$PW/passwd" /etc/passwd
 		mount --bind "$PW/group" /etc/group
-		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=10 -- \\
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=9 -- \\
 			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
 	NS
 	chmod 755 "$PW/su-ns.sh"
@@ -461,8 +462,7 @@ test_pam_su_killed_mid_open_moves_no_other_process() {
 	su_pid=$(pgrep -P "$tracer" -x su | head -1)
 	helper=$(pgrep -P "$su_pid" | head -1)
 	[ -n "$su_pid" ] && [ -n "$helper" ] || { fail "no su ($su_pid) with a helper ($helper)"; return 1; }
-	# The invoker may signal su and its helper: they keep its real uid.
-	run_as "$TEST_UID" "" kill -0 "$helper" || fail "uid $TEST_UID may not signal pam_cgm's helper $helper"
+	! run_as "$TEST_UID" "" kill -0 "$helper" 2>/dev/null || fail "uid $TEST_UID may signal pam_cgm's helper $helper"
 	run_as "$TEST_UID" "" kill -KILL "$su_pid" || fail "uid $TEST_UID may not kill its su $su_pid"
 	wait_until 5 test ! -e "/proc/$su_pid" || fail "su $su_pid was not reaped"
 	victim=$(run_as 0 "" /usr/bin/python3 -c '
@@ -483,7 +483,9 @@ print(r if r > 0 else "clone3: " + os.strerror(ctypes.get_errno()), flush=True)
 	where=$(grep -E "$MEMLINE" "/proc/$victim/cgroup")
 	end_pids "$victim"
 	wait_until 10 pam_none_running || true
-	cgm_root remove all "user/$PAM_USER1" 1 >/dev/null 2>&1 || true
+	# The helper, its application gone, undid the session: nothing is left to count against the user's sessions.
+	wait_until 5 pam_gone "$PAM_USER1" || pam_expect_gone "$PAM_USER1"
+	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
 	pam_teardown
-	[[ "$where" != */user/$PAM_USER1/* ]] || fail "root's process $victim, which took the pid of the user's killed su, was moved by pam_cgm's helper into ${where#*:*:}"
+	[[ "$where" != */user/$PAM_USER1/* ]] || fail "root's process $victim, which took the pid of the user's killed su, was moved into ${where#*:*:}"
 }

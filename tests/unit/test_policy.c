@@ -104,9 +104,11 @@ static void move_rules(void)
 	CHECK(strstr(why, "common ancestor") != NULL);
 	CHECK(policy_may_move(&alice, &own, &procs_alice, &procs_alice, "x", why));
 	/* ... unless the task moves down beneath its own cgroup; v1 asks for no ancestor at all. */
-	CHECK(policy_move_needs_common_ancestor(true, false));
-	CHECK(!policy_move_needs_common_ancestor(true, true));
-	CHECK(!policy_move_needs_common_ancestor(false, false));
+	CHECK(policy_move_needs_common_ancestor(true, false, true));
+	CHECK(!policy_move_needs_common_ancestor(true, true, true));
+	CHECK(!policy_move_needs_common_ancestor(false, false, false));
+	/* A threaded subtree may hold the task's other threads elsewhere: no exception there. */
+	CHECK(policy_move_needs_common_ancestor(true, true, false));
 }
 
 static void delegated_files(void)
