@@ -3,7 +3,7 @@
 # container's limits in cgroupfs, that the kernel enforces them (a fork past pids.max fails), and that the limits
 # root set on the user's cgroup hold throughout.
 #
-# The session is the layout pam_cgm makes, relative to the daemon's root: user/NAME (root's, with the limits of
+# The session is a real one, opened by pamtester through pam_cgm (t_pam.sh), relative to the daemon's root: user/NAME (root's, with the limits of
 # pam.conf), user/NAME/N (root's: the PAM application and the login shell, on cgroup2 in its task leaf) and
 # user/NAME/N/delegated (the user's, with the session's controllers). From the shell the user names the last
 # "delegated" and runs a program in a cgroup of its own there with `cgm exec delegated/SOMETHING -- CMD`.
@@ -11,18 +11,25 @@
 SESSION_UID=$((TEST_UID2 + 4))
 SESSION_MEM=536870912 SESSION_PIDS=200
 
-# session_standin NAME: root makes session 0 of user NAME (uid SESSION_UID) as pam_cgm lays it out, with the user's
-# limits on user/NAME; SESSION is its cgroup, SESSION_USER the user's. A stand-in for a pamtester session.
-session_standin() {
-	SESSION_USER=user/$1 SESSION=user/$1/0
-	# On v1 the session is in every hierarchy (pam_cgm's default, -c all), which `own` hands over.
-	if pure_v2; then
-		cgm_root new "$SESSION/delegated" -c cpu,io,memory,pids >/dev/null || return 1
-	else
-		cgm_root new "$SESSION/delegated" >/dev/null || return 1
-	fi
-	cgm_root set "$SESSION_USER" memory.limit=$SESSION_MEM pids.limit=$SESSION_PIDS || return 1
-	cgm_root own "$SESSION/delegated" "$SESSION_UID" "$SESSION_UID"
+# session_open NAME: pamtester opens a real session (pam_cgm, t_pam.sh's private /etc/pam.d) of user cgm-NAME
+# (uid SESSION_UID), whose pam.conf line limits user/cgm-NAME; SESSION is the session's cgroup, SESSION_USER the
+# user's. The session is held open until session_close.
+session_open() {
+	pam_setup
+	SESSION_USER=user/cgm-$1 SESSION=user/cgm-$1/0 SESSION_TAG=$1
+	echo "cgm-$1:x:$SESSION_UID:$SESSION_UID::/:/bin/sh" >>"$PW/passwd"
+	printf 'cgm-%s memory.limit %s\ncgm-%s pids.limit %s\n' "$1" "$SESSION_MEM" "$1" "$SESSION_PIDS" >"$PW/session.conf"
+	pam_open "$1" "cgm-$1" "socket=$SOCK" "config=$PW/session.conf" || return 1
+	SESSION_PID=$PAMTESTER_PID
+	expect_owner "$(sb_path "$MH")/$SESSION/delegated" "$SESSION_UID" "$SESSION_UID"
+}
+
+# session_close: what the user left in its delegated cgroup is ended, then pamtester closes the session, whose
+# cgroups, the user's included, must go.
+session_close() {
+	cgm_root delete -f "$SESSION/delegated" >/dev/null || true
+	pam_close "$SESSION_TAG" "$SESSION_PID" || return 1
+	wait_until 5 pam_gone "cgm-$SESSION_TAG" || pam_expect_gone "cgm-$SESSION_TAG"
 }
 
 # session_exec CGROUP CMD...: the session's user runs CMD from its shell's cgroup through
@@ -86,7 +93,7 @@ expect_fork_refused() {
 # cgroup, is root's); moving a task across from another session, or root's task, stays refused.
 test_v2_session_user_moves_its_own_task_down_into_its_delegated_cgroup() {
 	local d mine roots other
-	session_standin mv
+	session_open mv
 	d=$(sb_path unified)/$SESSION_USER
 	mine=$(spawn_sleeper "$SESSION_UID" "$SESSION")
 	roots=$(spawn_sleeper 0 "$SESSION")
@@ -99,7 +106,8 @@ test_v2_session_user_moves_its_own_task_down_into_its_delegated_cgroup() {
 	expect_refused "common ancestor" cgm_as "$SESSION_UID" "$SESSION_USER" move 0/delegated/x "$other"
 	grep -qx "$other" "$d/1/cgroup.procs" || fail "the task of session 1 left it"
 	end_pids "$mine" "$roots" "$other"
-	cgm_root delete -f user
+	cgm_root delete "$SESSION_USER/1" >/dev/null
+	session_close
 }
 
 # Rootless runc runs from delegated/runc; the container's cgroup is its sibling delegated/c1: a cgroup that holds
@@ -108,7 +116,7 @@ test_v2_session_rootless_runc_applies_its_limits() {
 	local b=$WORK/runc d
 	command -v runc >/dev/null || skip "no runc (scripts/install-deps.sh installs it)"
 	static_busybox || skip "no static /bin/busybox (busybox-static)"
-	session_standin rt
+	session_open rt
 	d=$(sb_path unified)/$SESSION/delegated
 	busybox_rootfs "$b/rootfs" "$SESSION_UID:$SESSION_UID"
 	chown "$SESSION_UID:$SESSION_UID" "$b"
@@ -125,7 +133,7 @@ test_v2_session_rootless_runc_applies_its_limits() {
 	wait_until 20 sh -c "[ ! -e '$d/c1' ] || [ -z \"\$(cat '$d/c1/cgroup.procs')\" ]"
 	session_exec runc runc --root "$b/state" delete -f c1
 	expect_missing "$d/c1"
-	cgm_root delete -f user
+	session_close
 }
 
 # podman_env DIR: the environment of a rootless podman whose every file is beneath DIR: its storage (vfs, beneath
@@ -158,7 +166,7 @@ test_v2_session_rootless_podman_run_memory_and_pids_limit() {
 	local b=$WORK/podman d id c pause
 	command -v podman >/dev/null || skip "no podman (scripts/install-deps.sh installs it)"
 	static_busybox || skip "no static /bin/busybox (busybox-static)"
-	session_standin pm
+	session_open pm
 	d=$(sb_path unified)/$SESSION/delegated
 	podman_env "$b"
 	busybox_rootfs "$b/rootfs" "$SESSION_UID:$SESSION_UID"
@@ -182,7 +190,7 @@ test_v2_session_rootless_podman_run_memory_and_pids_limit() {
 	[ -n "$pause" ] || fail "no pause process in $b/run/libpod/tmp/pause.pid"
 	end_pids "$pause"
 	wait_until 10 cgroup_empty "$d/podman" || fail "podman's cgroup still has $(tasks_of "$d/podman")"
-	cgm_root delete -f user
+	session_close
 }
 
 # cgroup_empty DIR: cgroup DIR is gone or holds no task; tasks_of DIR names the tasks it holds.
@@ -211,7 +219,7 @@ test_v2_session_unprivileged_lxc_start_with_cgroup2_limits() {
 	command -v lxc-start >/dev/null || skip "no lxc-start (scripts/install-deps.sh installs lxc)"
 	command -v newuidmap >/dev/null || skip "no newuidmap (scripts/install-deps.sh installs uidmap)"
 	static_busybox || skip "no static /bin/busybox (busybox-static)"
-	session_standin lx
+	session_open lx
 	d=$(sb_path unified)/$SESSION/delegated
 	LXC_ETC=$b/etc
 	mkdir -p "$LXC_ETC" "$b/lxc/c1"
@@ -257,7 +265,7 @@ test_v2_session_unprivileged_lxc_start_with_cgroup2_limits() {
 	expect_eq "$(lxc_exec lxc/init.scope lxc-info -n c1 -P "$b/lxc" -s -H)" STOPPED "the container's state"
 	wait_until 20 sh -c "[ ! -e '$p' ] && [ ! -e '$d/lxc/lxc.monitor.c1' ]" ||
 		fail "lxc's cgroups are still there after lxc-stop: $(find "$d/lxc" -type d)"
-	cgm_root delete -f user
+	session_close
 }
 
 # As an administrator would `sudo runc run` from a login session: root's runc in the session's cgroup user/NAME/0,
@@ -267,7 +275,7 @@ test_session_rootful_runc_from_the_session_cgroup() {
 	command -v runc >/dev/null || skip "no runc (scripts/install-deps.sh installs it)"
 	static_busybox || skip "no static /bin/busybox (busybox-static)"
 	has_hierarchy memory && has_hierarchy pids || skip "needs v1's memory and pids hierarchies"
-	session_standin rr
+	session_open rr
 	busybox_rootfs "$b/rootfs" 0:0
 	(cd "$b" && runc spec) || fail "runc spec failed"
 	oci_config "$b/config.json" c1
@@ -284,5 +292,5 @@ test_session_rootful_runc_from_the_session_cgroup() {
 	wait_until 20 pid_gone "$pid"
 	run_as 0 "$SESSION" runc --root "$b/state" delete -f c1
 	for h in $(sb_hierarchies); do expect_missing "$(sb_path "$h")/$SESSION/c1" || return 1; done
-	cgm_root delete -f user
+	session_close
 }
