@@ -27,11 +27,13 @@ same_on_every_hierarchy+='|cgm_help_and_usage$|daemon_(refuses|replaces|socket_i
 # The walks of trees 4000 deep are one code for every hierarchy (cgfs/cgtree.c), and 4000 mkdirs take minutes
 # on the VM's emulated cpus.
 same_on_every_hierarchy+='|deep_tree_'
+# The move-down rule is cgroup2's; the host lanes run it on this host's cgroup2 mount, lane v2 in a session.
+same_on_every_hierarchy+='|move_down_into_a_delegated_child'
 # cgm's completion and what meson installs do not look at hierarchies; a meson setup costs a minute there.
 same_on_every_hierarchy+='|completion_|install_'
 # pam_cgm's arguments, its failure policy, its layout of sessions and cgm's version and JSON typing are one code
 # for every hierarchy; lane v2 keeps the PAM cases that look at cgroup2 (controllers, the leaf, limits).
-same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments|failed_open|group_limit)|cgm_version|cgm_json'
+same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments|failed_open|group_limit|su_killed|user_cgroup_removed)|cgm_version|cgm_json'
 # Rootful runc in a session checks v1's memory and pids hierarchies, which the VM has not; lane v2 runs the
 # rootless runtimes in a session (test_v2_session_*).
 same_on_every_hierarchy+='|session_rootful_'
