@@ -1,0 +1,103 @@
+# Watch/Unwatch and the Event signal (issue 17): cgm watch as the subscriber, real tasks and real limits as the
+# events' cause, the kernel's cgroup files as the source. Each test ends its watchers by pid.
+
+# watch_start OUT UID REL NAME [EVENT...]: `cgm --json watch NAME EVENT...` as UID from REL in the background,
+# its lines to OUT; returns once the watch is in place (cgm says so on OUT.err). Its pid in WATCH_PID.
+watch_start() {
+	local out=$1 uid=$2 rel=$3
+	shift 3
+	: >"$out"
+	: >"$out.err"
+	chown "$uid" "$out" "$out.err"
+	WATCH_PID=$(spawn_as "$uid" "$rel" bash -c 'exec "$0" --socket "$1" --json watch "${@:2}" >"'"$out"'" 2>"'"$out"'.err"' \
+		"$CGM" "$SOCK" "$@")
+	wait_until 10 grep -q '^watching' "$out.err" || { fail "cgm watch $* did not start: $(cat "$out.err")"; return 1; }
+}
+
+# event_seen OUT EVENT NAME: OUT has a line of EVENT on NAME.
+event_seen() { grep -q "\"name\":\"$3\",\"event\":\"$2\"" "$1"; }
+
+# expect_event OUT EVENT NAME [SECONDS]: waits for it (default 5 s).
+expect_event() {
+	wait_until "${4:-5}" event_seen "$1" "$2" "$3" || fail "no '$2' event of '$3' came; the watcher printed: $(cat "$1" "$1.err")"
+}
+
+# event_field OUT EVENT NAME FIELD: FIELD (count, time_us) of the first such event.
+event_field() {
+	grep "\"name\":\"$3\",\"event\":\"$2\"" "$1" | head -1 | sed -E "s/.*\"$4\":([0-9]+).*/\\1/"
+}
+
+test_events_populated_empty_within_100ms() {
+	cgm_root new evpop >/dev/null
+	local out=$WORK/evpop.out pid t0 t_ev
+	watch_start "$out" 0 "" evpop populated empty
+	pid=$(spawn_sleeper 0 evpop)
+	expect_event "$out" populated evpop
+	t0=${EPOCHREALTIME//[.,]/}
+	end_pids "$pid"
+	expect_event "$out" empty evpop
+	t_ev=$(event_field "$out" empty evpop time_us)
+	echo "measured: empty reported $(( (t_ev - t0) / 1000 )) ms after the kill of the last task"
+	[ $((t_ev - t0)) -le 100000 ] || fail "empty came $(( (t_ev - t0) / 1000 )) ms after the last task was killed"
+	end_pids "$WATCH_PID"
+}
+
+test_events_removed_ends_the_watch() {
+	cgm_root new evrm >/dev/null
+	local out=$WORK/evrm.out
+	watch_start "$out" 0 "" evrm
+	cgm_root delete evrm
+	expect_event "$out" removed evrm
+	# cgm watch ends with its watch, by itself.
+	wait_until 5 pid_gone "$WATCH_PID" || fail "cgm watch did not end after 'removed'"
+}
+
+test_events_frozen_and_thawed_on_freeze() {
+	cgm_root new evfrz >/dev/null
+	local out=$WORK/evfrz.out pid
+	pid=$(spawn_sleeper 0 evfrz)
+	watch_start "$out" 0 "" evfrz frozen thawed
+	cgm_root freeze evfrz
+	expect_event "$out" frozen evfrz
+	cgm_root thaw evfrz
+	expect_event "$out" thawed evfrz
+	end_pids "$pid" "$WATCH_PID"
+}
+
+test_events_pids_max_on_fork_past_the_limit() {
+	cgm_root new evpids pids.limit=4 >/dev/null
+	local out=$WORK/evpids.out
+	watch_start "$out" 0 "" evpids pids_max
+	# A shell forking 8 sleepers where 4 tasks may be: the forks past the limit fail.
+	run_as 0 evpids sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 2 & done 2>/dev/null; wait' || true
+	expect_event "$out" pids_max evpids
+	local count; count=$(event_field "$out" pids_max evpids count)
+	[ "$count" -ge 1 ] || fail "pids_max count: $count"
+	expect_eq "$count" "$(awk '$1 == "max" {print $2}' "$(sb_path "$PH")/evpids/pids.events" | head -1)" \
+		"the count of the first pids_max against pids.events" || true
+	end_pids "$WATCH_PID"
+}
+
+test_events_oom_kill_counts_the_kill() {
+	cgm_root new evoom memory.limit=48M >/dev/null
+	# Without swap accounting a v1 cgroup swaps instead of OOMing: swap is limited too where it can be.
+	cgm_root set evoom swap.limit=0 >/dev/null 2>&1 || true
+	local out=$WORK/evoom.out
+	watch_start "$out" 0 "" evoom oom_kill
+	# Touches 256 MiB, 16 times its limit: the kernel kills it.
+	run_as 0 evoom python3 -c 'b = [bytes([1]) * (1 << 20) for _ in range(256)]' 2>/dev/null && fail "the allocation was not killed"
+	expect_event "$out" oom_kill evoom 5
+	expect_eq "$(event_field "$out" oom_kill evoom count)" 1 "oom_kill count after one kill"
+	end_pids "$WATCH_PID"
+}
+
+test_events_refused_for_an_unreadable_cgroup() {
+	cgm_root new evsec >/dev/null
+	cgm_root new evopen >/dev/null
+	cgm_root chmod all evsec 0700 >/dev/null
+	expect_refused 'evsec.*may not watch.*AccessDenied' cgm_as "$TEST_UID" "" watch evsec
+	# The same uid may watch a cgroup it can read.
+	local out=$WORK/evopen.out
+	watch_start "$out" "$TEST_UID" "" evopen
+	end_pids "$WATCH_PID"
+}
