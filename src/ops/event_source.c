@@ -47,6 +47,7 @@ struct node {
 	int wd[NF_COUNT];
 	int oom_efd;          /* v1 memory: the eventfd of memory.oom_control; -1 */
 	bool poll_populated;  /* v1: emptiness is checked once a second */
+	bool poll_pids;       /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
 	int parent_wd;        /* its parent directory's, in the parents' inotify instance; -1 */
 	bool dead;            /* gone, freed by reap() */
 	struct event_state st;
@@ -359,6 +360,14 @@ static void read_polled(int fd, struct node *n, struct event_state *st)
 		if (cgdir_read(fd, "memory.oom_control", &text) >= 0)
 			event_state_parse(st, EVF_OOM_CONTROL, text);
 	}
+	if (n->poll_pids)
+		read_file(fd, NF_PIDS_EVENTS, st);
+}
+
+/* What a v1 node needs checked once a second. */
+static bool polled(const struct node *n)
+{
+	return !n->dead && (n->poll_populated || n->poll_pids || n->oom_efd >= 0);
 }
 
 /* --- following a cgroup --- */
@@ -453,6 +462,7 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 		r = watch_oom_control(es, fd, n, e, what);
 	if (r == 0)
 		read_v1_files(fd, n, &n->st);
+	n->poll_pids = !h->unified && n->wd[NF_PIDS_EVENTS] >= 0;
 	if (r < 0) {
 		node_release(es, n);
 		return NULL;
@@ -748,7 +758,7 @@ void event_source_process(struct event_source *es)
 bool event_source_wants_tick(const struct event_source *es)
 {
 	for (const struct node *n = es->nodes; n; n = n->next)
-		if (!n->dead && (n->poll_populated || n->oom_efd >= 0))
+		if (polled(n))
 			return true;
 	return false;
 }
@@ -757,7 +767,7 @@ void event_source_tick(struct event_source *es)
 {
 	es->busy++;
 	for (struct node *n = es->nodes; n; n = n->next) {
-		if (n->dead || !(n->poll_populated || n->oom_efd >= 0))
+		if (!polled(n))
 			continue;
 		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
 		struct stat st;
