@@ -101,3 +101,85 @@ test_events_refused_for_an_unreadable_cgroup() {
 	watch_start "$out" "$TEST_UID" "" evopen
 	end_pids "$WATCH_PID"
 }
+
+WATCH_CLIENT=${BASH_SOURCE[0]%/*}/watch_client.py
+
+# daemon_fds: how many fds the daemon holds.
+daemon_fds() { ls "/proc/$DAEMON_PID/fd" | wc -l; }
+
+# watch_many UID NAME OUT: watch_client.py many (1000 watches over 8 connections) as UID in the background, its
+# report in OUT once it is done; its pid in MANY_PID.
+watch_many() {
+	local uid=$1 name=$2 out=$3
+	: >"$out"
+	chown "$uid" "$out"
+	MANY_PID=$(spawn_as "$uid" "" bash -c 'exec python3 "$0" "$1" many "$2" 1000 8 >"$3" 2>&1' "$WATCH_CLIENT" "$SOCK" \
+		"$name" "$out")
+	wait_until 60 grep -qE '^(error|1000 ok)' "$out" || fail "the watches did not finish: $(cat "$out")"
+}
+
+test_events_1000_watches_of_one_uid_hit_the_cap() {
+	cgm_root new evcap >/dev/null
+	local out=$WORK/evcap.out
+	watch_many "$TEST_UID" evcap "$out"
+	grep -q '^error org.freedesktop.DBus.Error.LimitsExceeded: uid '"$TEST_UID"' follows .* the cap of 512 per uid' "$out" ||
+		fail "1000 watches of uid $TEST_UID were not stopped by its cap: $(cat "$out")"
+	echo "measured: $(head -1 "$out") before the cap"
+	end_pids "$MANY_PID"
+}
+
+test_events_killed_subscriber_leaves_nothing() {
+	cgm_root new evkill >/dev/null
+	local ready=$WORK/evkill.ready out=$WORK/evkill.out fds0 k0 pid
+	fds0=$(daemon_fds)
+	# What the uid may watch when it watches nothing.
+	watch_many "$TEST_UID" evkill "$out"
+	k0=$(head -1 "$out")
+	end_pids "$MANY_PID"
+	wait_until 5 test "$(daemon_fds)" -le "$fds0" || fail "the daemon holds $(daemon_fds) fds, $fds0 before"
+	# A subscriber with 50 watches, killed.
+	chmod 777 "$WORK"
+	pid=$(spawn_as "$TEST_UID" "" bash -c 'exec python3 "$0" "$1" hold evkill 50 "$2" >"$2.log" 2>&1' "$WATCH_CLIENT" \
+		"$SOCK" "$ready")
+	wait_until 10 test -e "$ready" || fail "the subscriber did not start: $(cat "$ready.log")"
+	end_pids "$pid"
+	wait_until 5 test "$(daemon_fds)" -le "$fds0" || fail "after the subscriber was killed the daemon holds $(daemon_fds) fds, $fds0 before"
+	# Its watches are gone from the uid's account: it may watch as much as before.
+	watch_many "$TEST_UID" evkill "$out"
+	expect_eq "$(head -1 "$out")" "$k0" "watches the uid may make after its killed subscriber"
+	end_pids "$MANY_PID"
+}
+
+# The daemon's resident memory in KiB.
+daemon_rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$DAEMON_PID/status"; }
+
+test_events_unread_subscriber_bounded_while_1e5_events_fire() {
+	cgm_root new evflood >/dev/null
+	local ready=$WORK/evflood.ready go=$WORK/evflood.go res=$WORK/evflood.res d pid sub rss0 rss1 t0 i
+	# The kernel notifies of one cgroup.events at most 100 times a second: the flood comes from 200 cgroups.
+	d=$(sb_path unified)/evflood
+	for i in $(seq 0 199); do mkdir "$d/f$i"; done
+	chmod 777 "$WORK"
+	sub=$(spawn_as 0 "" bash -c 'exec python3 "$0" "$1" no-read evflood "$2" "$3" >"$4" 2>&1' "$WATCH_CLIENT" "$SOCK" \
+		"$ready" "$go" "$res")
+	wait_until 10 test -e "$ready" || fail "the subscriber did not start: $(cat "$res")"
+	pid=$(spawn_sleeper 0 "")
+	rss0=$(daemon_rss_kb)
+	t0=$(now_ms)
+	# 10^5 changes of populated flags: a task moved round the 200 cgroups 5*10^4 times, each move two changes.
+	python3 -c '
+import os, sys
+pid, d = sys.argv[1].encode(), sys.argv[2]
+fds = [os.open("%s/f%d/cgroup.procs" % (d, i), os.O_WRONLY) for i in range(200)]
+for k in range(1, 50001):
+    os.write(fds[k % 200], pid)
+' "$pid" "$d"
+	rss1=$(daemon_rss_kb)
+	echo "measured: 5*10^4 moves in $(( $(now_ms) - t0 )) ms; daemon RSS ${rss0} KiB before, ${rss1} KiB after"
+	[ $((rss1 - rss0)) -le 1024 ] || fail "the daemon grew by $((rss1 - rss0)) KiB (bound: 1024) for a subscriber that does not read"
+	touch "$go"
+	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
+	echo "measured: $(cat "$res")"
+	grep -qE '^[0-9]+ events then lost [1-9][0-9]*$' "$res" || fail "no lost event after the flood: $(cat "$res")"
+	end_pids "$pid" "$sub"
+}
