@@ -106,8 +106,10 @@ static void sink(void *ctx, const struct watch *w, const char *name, enum event_
 void events_conn_gone(struct conn *c)
 {
 	struct subscriber *s = c->sub;
-	if (c->ops)
-		ops_unwatch_owner(c->ops, c);
+	unsigned n = c->ops ? ops_unwatch_owner(c->ops, c) : 0;
+	if (n)
+		log_debug("client pid %d gone: its %u watches ended; uid %u now follows %u cgroups", (int)c->req.pid, n,
+		          (unsigned)c->req.cred.uid, watch_uid_units(watches_registry(c->ops->watches), c->req.cred.uid));
 	if (!s)
 		return;
 	for (unsigned i = 0; i < s->n; i++)

@@ -160,15 +160,18 @@ int ops_unwatch(struct ops *o, const void *owner, uint32_t id, struct err *e)
 	return 0;
 }
 
-void ops_unwatch_owner(struct ops *o, const void *owner)
+unsigned ops_unwatch_owner(struct ops *o, const void *owner)
 {
+	unsigned n = 0;
 	for (struct watch *w = o->watches->reg.head, *next; w; w = next) {
 		next = w->next;
 		if (w->owner != owner)
 			continue;
 		event_source_detach(o->watches->src, w);
 		watch_registry_remove(&o->watches->reg, w);
+		n++;
 	}
+	return n;
 }
 
 void ops_watch_note_freezer(struct ops *o, const struct requester *r, const char *name, bool frozen)

@@ -21,7 +21,7 @@ const struct watch_registry *watches_registry(const struct watches *ws);
 int ops_watch(struct ops *o, const struct requester *r, const void *owner, const char *name, const char *const *events,
               uint32_t *id, struct err *e);
 int ops_unwatch(struct ops *o, const void *owner, uint32_t id, struct err *e);
-/* The subscriber went away: its watches end, without a word. */
-void ops_unwatch_owner(struct ops *o, const void *owner);
+/* The subscriber went away: its watches end, without a word. Returns how many there were. */
+unsigned ops_unwatch_owner(struct ops *o, const void *owner);
 /* Freeze or Thaw of name took effect: watches of a v1 freezer cgroup hear it (cgroup2 reports it itself). */
 void ops_watch_note_freezer(struct ops *o, const struct requester *r, const char *name, bool frozen);
