@@ -90,6 +90,7 @@ struct event_source {
 	struct parent_slot *parents[WD_BUCKETS];
 	event_sink_fn sink;
 	void *sink_ctx;
+	event_may_follow_fn may_follow;
 	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
 };
 
@@ -287,6 +288,11 @@ void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx)
 {
 	es->sink = fn;
 	es->sink_ctx = ctx;
+}
+
+void event_source_set_policy(struct event_source *es, event_may_follow_fn fn)
+{
+	es->may_follow = fn;
 }
 
 int event_source_fd(const struct event_source *es)
@@ -489,10 +495,15 @@ static bool holds(const struct node *n, const struct watch *w)
 	return false;
 }
 
-/* w follows the cgroup open at fd, charged one unit. 1 if it already did, 0, or -1. */
+/* w follows the cgroup open at fd, charged one unit. 1 if it already did or may not, 0, or -1. */
 static int follow(struct event_source *es, struct watch *w, struct hierarchy *h, const char *rel, int fd,
                   const struct ref *tmpl, struct err *e)
 {
+	char what[CGNAME_MAX + 64];
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	/* Watch checked the watched cgroup itself; a descendant the subscriber may not read is left out. */
+	if (!tmpl->top && es->may_follow && !es->may_follow(w, fd, what))
+		return 1;
 	struct node *n = node_get(es, h, rel, fd, e);
 	if (!n)
 		return -1;
@@ -660,7 +671,8 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 		if (!tmpl.w->subtree)
 			continue;
 		tmpl.top = false;
-		if (follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e) < 0 || follow_descendants(es, tmpl.w, n->h, rel, &tmpl, &e) < 0) {
+		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);
+		if (r < 0 || (r == 0 && follow_descendants(es, tmpl.w, n->h, rel, &tmpl, &e) < 0)) {
 			log_info("watch %u of uid %u does not follow %s:/%s: %s", tmpl.w->id, (unsigned)tmpl.w->uid, n->h->name,
 			         rel, e.msg);
 			/* The subscriber hears that it misses events there. */

@@ -26,6 +26,9 @@ typedef void (*event_sink_fn)(void *ctx, const struct watch *w, const char *name
 struct event_source *event_source_new(struct watch_registry *reg, struct err *e);
 void event_source_free(struct event_source *es);
 void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx);
+/* Whether w may follow the descendant open at fd ("what" names it): one it may not read is not followed. */
+typedef bool (*event_may_follow_fn)(const struct watch *w, int fd, const char *what);
+void event_source_set_policy(struct event_source *es, event_may_follow_fn fn);
 /* Readable when something the source waits on has happened. */
 int event_source_fd(const struct event_source *es);
 /* Serves what is ready, at most a bounded amount per call (the rest makes the fd readable again). */

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ops/key_api.h"
 #include "ops/target.h"
@@ -10,6 +11,17 @@ struct watches {
 	struct watch_registry reg;
 	struct event_source *src;
 };
+
+/* A descendant is followed under the rule of Watch itself: the subscriber must be able to list it. */
+static bool may_follow(const struct watch *w, int fd, const char *what)
+{
+	struct stat st;
+	char why[POLICY_WHY_MAX];
+	if (!w->cred || fstat(fd, &st) < 0)
+		return false;
+	struct owner own = {.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
+	return policy_may_list(w->cred, &own, what, why);
+}
 
 struct watches *watches_new(struct err *e)
 {
@@ -23,6 +35,7 @@ struct watches *watches_new(struct err *e)
 		free(ws);
 		return NULL;
 	}
+	event_source_set_policy(ws->src, may_follow);
 	return ws;
 }
 
@@ -137,6 +150,7 @@ int ops_watch(struct ops *o, const struct requester *r, const void *owner, const
 	struct watch *w = watch_registry_add(&o->watches->reg, owner, r->cred.uid, mask, subtree, name, e);
 	if (!w)
 		goto out;
+	w->cred = &r->cred; /* the connection's, which outlives its watches */
 	if (event_source_attach(o->watches->src, w, places, np, e) < 0) {
 		watch_registry_remove(&o->watches->reg, w);
 		goto out;

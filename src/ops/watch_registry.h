@@ -12,6 +12,8 @@
 
 #include "util/err.h"
 
+struct cred;
+
 #define WATCH_DEFAULT_PER_CONN 256
 #define WATCH_DEFAULT_PER_UID 512
 #define WATCH_DEFAULT_TOTAL 16384
@@ -27,6 +29,7 @@ struct watch {
 	unsigned mask;     /* EV_BIT()s of ops/event_kind.h */
 	bool subtree;
 	char *name;        /* as the subscriber named the cgroup */
+	const struct cred *cred; /* the subscriber's, for the descendants a subtree watch meets (its owner keeps it) */
 	unsigned charged;  /* units charged */
 	void *src;         /* ops/event_source.c's state of it */
 	struct watch *prev, *next;
