@@ -232,3 +232,20 @@ test_events_subtree_follows_readable_descendants() {
 	! event_seen "$out" populated evsub/secret || fail "the subscriber heard of evsub/secret, which it may not read"
 	end_pids "$p1" "$p2" "$p3" "$WATCH_PID"
 }
+
+# The caps are the daemon's options: a daemon of this test's own with --max-watches-per-connection 8 stops one
+# connection's watches at 8 cgroups followed, naming that cap; a bad value is refused at start.
+test_events_caps_are_options() {
+	local sock=$WORK/evopt.sock out=$WORK/evopt.out pid
+	expect_refused "max-watches-per-uid takes a number" "$CGMANAGER" --max-watches-per-uid none
+	daemon_spawn "$sock" "$WORK/evopt.log" --max-watches-per-connection 8
+	pid=$SPAWNED_PID
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "the daemon with --max-watches-per-connection did not start"
+	cgm_root new evopt >/dev/null
+	: >"$out"
+	local sub; sub=$(spawn_as 0 "" bash -c 'exec python3 "$0" "$1" many evopt 20 1 >"$2" 2>&1' "$WATCH_CLIENT" "$sock" "$out")
+	wait_until 30 grep -q '^error' "$out" || fail "20 watches on one connection were not stopped: $(cat "$out")"
+	end_pids "$sub"
+	stop_pid "$pid"
+	grep -q 'LimitsExceeded: this connection follows .* cap of 8' "$out" || fail "not the connection's cap of 8: $(cat "$out")"
+}
