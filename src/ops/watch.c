@@ -97,24 +97,28 @@ static int resolve_all(struct ops *o, const struct requester *r, const char *nam
                        struct err *e)
 {
 	struct proc_cgroups pc;
+	int rc = 0;
 	*found = 0;
 	if (requester_cgroups(o, r, &pc, e) < 0)
 		return -1;
-	for (size_t i = 0; i < o->hs.n; i++) {
+	for (size_t i = 0; rc == 0 && i < o->hs.n; i++) {
 		struct owner own;
 		char why[POLICY_WHY_MAX];
 		t[i] = (struct target){.req_fd = -1, .fd = -1};
-		if (target_resolve(o, r, &pc, &o->hs.h[i], name, false, &t[i], e) < 0)
-			return -1;
-		if (t[i].fd < 0)
+		if (target_resolve(o, r, &pc, &o->hs.h[i], name, false, &t[i], e) < 0 ||
+		    (t[i].fd >= 0 && target_owner(&t[i], "", &own, e) < 0))
+			rc = -1;
+		else if (t[i].fd < 0)
 			continue;
-		if (target_owner(&t[i], "", &own, e) < 0)
-			return -1;
 		/* Events tell what the cgroup's files tell: who may not read it may not watch it. */
-		if (!policy_may_list(&r->cred, &own, t[i].what, why))
-			return err_set(e, ERR_ACCESS, "%s; so you may not watch it", why);
-		(*found)++;
+		else if (!policy_may_list(&r->cred, &own, t[i].what, why))
+			rc = err_set(e, ERR_ACCESS, "%s; so you may not watch it", why);
+		else
+			(*found)++;
 	}
+	proc_cgroups_free(&pc);
+	if (rc < 0)
+		return -1;
 	if (!*found)
 		return err_set(e, ERR_NOT_FOUND, "cgroup '%s' does not exist in any hierarchy beneath yours", name);
 	return 0;
@@ -200,4 +204,5 @@ void ops_watch_note_freezer(struct ops *o, const struct requester *r, const char
 	if (target_resolve(o, r, &pc, h, name, false, &t, &e) == 0 && t.fd >= 0)
 		event_source_note_freezer(o->watches->src, h, t.rel, frozen);
 	target_close(&t);
+	proc_cgroups_free(&pc);
 }

@@ -185,7 +185,9 @@ for k in range(1, 50001):
 ' "$pid" "$d"
 	rss1=$(daemon_rss_kb)
 	echo "measured: 5*10^4 moves in $(( $(now_ms) - t0 )) ms; daemon RSS ${rss0} KiB before, ${rss1} KiB after"
-	[ $((rss1 - rss0)) -le 1024 ] || fail "the daemon grew by $((rss1 - rss0)) KiB (bound: 1024) for a subscriber that does not read"
+	# Under ASan and valgrind freed memory waits in the tool's quarantine, which churn alone grows.
+	local bound=1024; case $LANE in host | v2) ;; *) bound=16384 ;; esac
+	[ $((rss1 - rss0)) -le $bound ] || fail "the daemon grew by $((rss1 - rss0)) KiB (bound: $bound) for a subscriber that does not read"
 	touch "$go"
 	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
 	echo "measured: $(cat "$res")"
