@@ -185,9 +185,11 @@ for k in range(1, 50001):
 ' "$pid" "$d"
 	rss1=$(daemon_rss_kb)
 	echo "measured: 5*10^4 moves in $(( $(now_ms) - t0 )) ms; daemon RSS ${rss0} KiB before, ${rss1} KiB after"
-	# Under ASan and valgrind freed memory waits in the tool's quarantine, which churn alone grows.
-	local bound=1024; case $LANE in host | v2) ;; *) bound=16384 ;; esac
-	[ $((rss1 - rss0)) -le $bound ] || fail "the daemon grew by $((rss1 - rss0)) KiB (bound: $bound) for a subscriber that does not read"
+	# Under ASan and valgrind freed memory waits in the tool's quarantine (ASan's: up to 256 MiB), which churn
+	# alone grows: the bound holds for the real allocator; those lanes check for leaks instead.
+	if [ "$LANE" = host ] || [ "$LANE" = v2 ]; then
+		[ $((rss1 - rss0)) -le 1024 ] || fail "the daemon grew by $((rss1 - rss0)) KiB (bound: 1024) for a subscriber that does not read"
+	fi
 	touch "$go"
 	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
 	echo "measured: $(cat "$res")"
