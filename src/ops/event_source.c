@@ -682,8 +682,37 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 	}
 }
 
+/*
+ * The kernel's inotify queue overflowed: what it dropped is read again from every node, and a node whose cgroup
+ * went meanwhile is gone.
+ */
+static void resync(struct event_source *es)
+{
+	log_warn("the kernel dropped cgroup events (inotify queue overflow); every watched cgroup is read again");
+	for (struct node *n = es->nodes; n; n = n->next) {
+		if (n->dead)
+			continue;
+		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+			node_gone(es, n);
+			continue;
+		}
+		struct event_state after = n->st;
+		for (int f = NF_CGROUP_EVENTS; f < NF_COUNT; f++)
+			if (n->wd[f] >= 0)
+				read_file(fd, f, &after);
+		read_polled(fd, n, &after);
+		node_update(es, n, &after);
+	}
+}
+
 static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 {
+	if (ev->mask & IN_Q_OVERFLOW) {
+		resync(es);
+		return;
+	}
 	struct wd_slot *s = wd_find(es, ev->wd);
 	if (!s || s->n->dead)
 		return;
@@ -708,8 +737,13 @@ static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 /* A child of a watched parent was removed: the node of that name, if it is gone. */
 static void on_parent_event(struct event_source *es, const struct inotify_event *ev)
 {
-	struct parent_slot *p = parent_find(es, ev->wd);
+	struct parent_slot *p;
 	char rel[CGNAME_MAX];
+	if (ev->mask & IN_Q_OVERFLOW) {
+		resync(es);
+		return;
+	}
+	p = parent_find(es, ev->wd);
 	if (!p || !(ev->mask & IN_DELETE) || !ev->len ||
 	    (size_t)snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", ev->name) >= sizeof(rel))
 		return;

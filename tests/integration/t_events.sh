@@ -253,3 +253,39 @@ test_events_caps_are_options() {
 	stop_pid "$pid"
 	grep -q 'LimitsExceeded: this connection follows .* cap of 8' "$out" || fail "not the connection's cap of 8: $(cat "$out")"
 }
+
+# The kernel's inotify queue overflowing (a limit of the whole host, so only in the v2 VM, which is thrown away):
+# a daemon started with fs.inotify.max_queued_events at 16 is stopped (SIGSTOP) while a task moves round 50 watched
+# cgroups, so that the kernel drops notices; once it runs again it reads every watched cgroup again, and the
+# subscriber is told where the task is (f0, whose notices came after the queue was full).
+test_v2_events_inotify_overflow_reads_again() {
+	[ "$LANE" = v2 ] || skip "sets fs.inotify.max_queued_events, a limit of the whole machine: the v2 VM only"
+	local limit=/proc/sys/fs/inotify/max_queued_events old sock=$WORK/evovf.sock out=$WORK/evovf.out d pid dpid i
+	old=$(cat "$limit")
+	echo 16 >"$limit"
+	daemon_spawn "$sock" "$WORK/evovf.log"
+	dpid=$SPAWNED_PID
+	echo "$old" >"$limit"
+	wait_until 30 "$CGM" --socket "$sock" ping || fail "the daemon did not start"
+	cgm_root new evovf >/dev/null
+	d=$(sb_path unified)/evovf
+	for i in $(seq 0 49); do mkdir "$d/f$i"; done
+	local SOCK=$sock
+	watch_start "$out" 0 "" evovf populated empty subtree
+	pid=$(spawn_sleeper 0 "")
+	kill -STOP "$dpid"
+	python3 -c '
+import os, sys
+pid, d = sys.argv[1].encode(), sys.argv[2]
+fds = [os.open("%s/f%d/cgroup.procs" % (d, i), os.O_WRONLY) for i in range(50)]
+for k in range(1, 2001):
+    os.write(fds[k % 50], pid)
+' "$pid" "$d"
+	kill -CONT "$dpid"
+	# The task ends in f0 (2000 is a multiple of 50).
+	wait_until 30 grep -q 'inotify queue overflow' "$WORK/evovf.log" || fail "no overflow in the daemon's log"
+	wait_until 10 bash -c '[ "$(grep "\"name\":\"evovf/f0\"" "$1" | tail -1 | grep -o "\"event\":\"[a-z]*\"")" = "\"event\":\"populated\"" ]' \
+		_ "$out" || fail "the last event of evovf/f0 is not populated: $(grep 'evovf/f0"' "$out" | tail -2)"
+	end_pids "$pid" "$WATCH_PID"
+	stop_pid "$dpid"
+}
