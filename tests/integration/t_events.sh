@@ -1,16 +1,17 @@
 # Watch/Unwatch and the Event signal (issue 17): cgm watch as the subscriber, real tasks and real limits as the
 # events' cause, the kernel's cgroup files as the source. Each test ends its watchers by pid.
 
-# watch_start OUT UID REL NAME [EVENT...]: `cgm --json watch NAME EVENT...` as UID from REL in the background,
-# its lines to OUT; returns once the watch is in place (cgm says so on OUT.err). Its pid in WATCH_PID.
+# watch_start OUT UID REL NAME [EVENT...]: `cgm --json watch NAME EVENT...` (with WATCH_PLAIN=1 without --json)
+# as UID from REL in the background, its lines to OUT; returns once the watch is in place (cgm says so on
+# OUT.err). Its pid in WATCH_PID.
 watch_start() {
 	local out=$1 uid=$2 rel=$3
 	shift 3
 	: >"$out"
 	: >"$out.err"
 	chown "$uid" "$out" "$out.err"
-	WATCH_PID=$(spawn_as "$uid" "$rel" bash -c 'exec "$0" --socket "$1" --json watch "${@:2}" >"'"$out"'" 2>"'"$out"'.err"' \
-		"$CGM" "$SOCK" "$@")
+	WATCH_PID=$(spawn_as "$uid" "$rel" bash -c 'exec "$0" --socket "$1" $2 watch "${@:3}" >"'"$out"'" 2>"'"$out"'.err"' \
+		"$CGM" "$SOCK" "$([ -n "${WATCH_PLAIN:-}" ] || echo --json)" "$@")
 	wait_until 10 grep -q '^watching' "$out.err" || { fail "cgm watch $* did not start: $(cat "$out.err")"; return 1; }
 }
 
@@ -54,12 +55,16 @@ test_events_populated_empty_within_100ms() {
 
 test_events_removed_ends_the_watch() {
 	cgm_root new evrm >/dev/null
-	local out=$WORK/evrm.out
+	local out=$WORK/evrm.out plain=$WORK/evrm.plain plain_pid
+	WATCH_PLAIN=1 watch_start "$plain" 0 "" evrm
+	plain_pid=$WATCH_PID
 	watch_start "$out" 0 "" evrm
 	cgm_root delete evrm
 	expect_event "$out" removed evrm
-	# cgm watch ends with its watch, by itself.
+	# cgm watch ends with its watch, by itself; without --json its line is "EVENT NAME".
 	wait_until 5 pid_gone "$WATCH_PID" || fail "cgm watch did not end after 'removed'"
+	wait_until 5 pid_gone "$plain_pid" || fail "cgm watch (plain) did not end after 'removed'"
+	expect_eq "$(cat "$plain")" "removed evrm" "cgm watch's line"
 }
 
 test_events_frozen_and_thawed_on_freeze() {
