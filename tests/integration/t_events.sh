@@ -270,8 +270,9 @@ test_v2_events_inotify_overflow_reads_again() {
 	echo 16 >"$limit"
 	daemon_spawn "$sock" "$WORK/evovf.log"
 	dpid=$SPAWNED_PID
+	# The limit is taken when the daemon makes its inotify instances, before it answers.
+	wait_until 30 "$CGM" --socket "$sock" ping || { echo "$old" >"$limit"; fail "the daemon did not start"; }
 	echo "$old" >"$limit"
-	wait_until 30 "$CGM" --socket "$sock" ping || fail "the daemon did not start"
 	cgm_root new evovf >/dev/null
 	d=$(sb_path unified)/evovf
 	for i in $(seq 0 49); do mkdir "$d/f$i"; done
