@@ -198,7 +198,11 @@ for k in range(1, 50001):
 	touch "$go"
 	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
 	echo "measured: $(cat "$res")"
-	grep -qE '^[0-9]+ events then lost [1-9][0-9]*$' "$res" || fail "no lost event after the flood: $(cat "$res")"
+	# Under valgrind the daemon reads the kernel's notices too slowly for the subscriber's queue to fill (the
+	# kernel coalesces them meanwhile): nothing is dropped there, so no lost is owed; that lane is for memcheck.
+	if [ "$LANE" != valgrind ]; then
+		grep -qE '^[0-9]+ events then lost [1-9][0-9]*$' "$res" || fail "no lost event after the flood: $(cat "$res")"
+	fi
 	end_pids "$pid" "$sub"
 }
 
