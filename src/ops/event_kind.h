@@ -38,9 +38,9 @@ int event_mask_parse(const char *const *words, unsigned *mask, bool *subtree, st
 
 /* What the notifying files of one cgroup said at one reading; -1 (or UINT64_MAX for a counter) unknown. */
 struct event_state {
-	int populated, frozen;                  /* cgroup.events */
-	uint64_t oom, oom_kill, high, max;      /* memory.events; v1: memory.oom_control's oom_kill */
-	uint64_t pids_max;                      /* pids.events "max" */
+	int populated, frozen;             /* cgroup.events */
+	uint64_t oom, oom_kill, high, max; /* memory.events; v1: memory.oom_control's oom_kill */
+	uint64_t pids_max;                 /* pids.events "max" */
 };
 #define EVENT_UNKNOWN UINT64_MAX
 void event_state_init(struct event_state *s);

@@ -45,11 +45,11 @@ struct node {
 	char *rel;
 	ino_t ino;
 	int wd[NF_COUNT];
-	int oom_efd;          /* v1 memory: the eventfd of memory.oom_control; -1 */
-	bool poll_populated;  /* v1: emptiness is checked once a second */
-	bool poll_pids;       /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
-	int parent_wd;        /* its parent directory's, in the parents' inotify instance; -1 */
-	bool dead;            /* gone, freed by reap() */
+	int oom_efd;         /* v1 memory: the eventfd of memory.oom_control; -1 */
+	bool poll_populated; /* v1: emptiness is checked once a second */
+	bool poll_pids;      /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
+	int parent_wd;       /* its parent directory's, in the parents' inotify instance; -1 */
+	bool dead;           /* gone, freed by reap() */
 	struct event_state st;
 	struct ref *refs;
 	size_t nrefs;
@@ -387,8 +387,10 @@ static int watch_path(struct event_source *es, int fd, const char *file, uint32_
 	if (*wd >= 0 || errno == ENOENT)
 		return 0;
 	if (errno == ENOSPC)
-		return err_set(e, ERR_LIMIT, "cannot watch %s%s%s: the kernel's limit of inotify watches "
-		               "(fs.inotify.max_user_watches) is reached", what, *file ? "/" : "", file);
+		return err_set(e, ERR_LIMIT,
+		               "cannot watch %s%s%s: the kernel's limit of inotify watches "
+		               "(fs.inotify.max_user_watches) is reached",
+		               what, *file ? "/" : "", file);
 	return err_errno(e, errno, "cannot watch %s%s%s", what, *file ? "/" : "", file);
 }
 
@@ -573,8 +575,7 @@ static int follow_descendants(struct event_source *es, struct watch *w, struct h
 	return rc;
 }
 
-int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t np,
-                        struct err *e)
+int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t np, struct err *e)
 {
 	int rc = 0;
 	if (!(w->src = calloc(1, sizeof(struct held))))

@@ -40,16 +40,15 @@ void event_source_tick(struct event_source *es);
 /* Where a watch follows its cgroup in one hierarchy, and the events it takes from there. */
 struct event_place {
 	struct hierarchy *h;
-	const char *rel;    /* the cgroup, relative to h's root */
-	int fd;             /* the cgroup's directory */
-	unsigned roles;     /* EV_BIT()s taken from this hierarchy (EV_REMOVED only from the watch's primary one) */
+	const char *rel; /* the cgroup, relative to h's root */
+	int fd;          /* the cgroup's directory */
+	unsigned roles;  /* EV_BIT()s taken from this hierarchy (EV_REMOVED only from the watch's primary one) */
 };
 /*
  * Follows w's cgroup in each place (with w->subtree, its descendants too), each followed cgroup charged to w
  * beyond the first. All or nothing: on failure (a cap, the kernel's inotify limit) w follows nothing.
  */
-int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t n,
-                        struct err *e);
+int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t n, struct err *e);
 /* w follows nothing any more (its units are the registry's to release). */
 void event_source_detach(struct event_source *es, struct watch *w);
 /* The daemon set a v1 freezer cgroup frozen or thawed, and the kernel reports it so. */

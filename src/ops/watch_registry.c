@@ -7,8 +7,7 @@
 
 void watch_registry_init(struct watch_registry *reg)
 {
-	*reg = (struct watch_registry){
-	        .limits = {WATCH_DEFAULT_PER_CONN, WATCH_DEFAULT_PER_UID, WATCH_DEFAULT_TOTAL}};
+	*reg = (struct watch_registry){.limits = {WATCH_DEFAULT_PER_CONN, WATCH_DEFAULT_PER_UID, WATCH_DEFAULT_TOTAL}};
 }
 
 void watch_registry_free(struct watch_registry *reg)
@@ -71,7 +70,8 @@ int watch_charge(struct watch_registry *reg, struct watch *w, unsigned n, struct
 		               "unwatch some first",
 		               (unsigned)w->uid, uid, n, l->per_uid);
 	if (l->total && reg->total + n > l->total)
-		return err_set(e, ERR_LIMIT, "the daemon follows %u cgroups for all watches, and %u more would pass its cap of %u",
+		return err_set(e, ERR_LIMIT,
+		               "the daemon follows %u cgroups for all watches, and %u more would pass its cap of %u",
 		               reg->total, n, l->total);
 	if (account_add(&reg->owners, &reg->n_owners, (uintptr_t)w->owner, n) < 0)
 		return err_set(e, ERR_LIMIT, "out of memory");

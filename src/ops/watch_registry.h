@@ -26,12 +26,12 @@ struct watch {
 	uint32_t id;
 	const void *owner; /* the subscriber; Event signals go there */
 	uid_t uid;
-	unsigned mask;     /* EV_BIT()s of ops/event_kind.h */
+	unsigned mask; /* EV_BIT()s of ops/event_kind.h */
 	bool subtree;
-	char *name;        /* as the subscriber named the cgroup */
+	char *name;              /* as the subscriber named the cgroup */
 	const struct cred *cred; /* the subscriber's, for the descendants a subtree watch meets (its owner keeps it) */
-	unsigned charged;  /* units charged */
-	void *src;         /* ops/event_source.c's state of it */
+	unsigned charged;        /* units charged */
+	void *src;               /* ops/event_source.c's state of it */
 	struct watch *prev, *next;
 };
 
