@@ -755,6 +755,22 @@ static void on_parent_event(struct event_source *es, const struct inotify_event 
 		}
 }
 
+/* Reads n's polled files again, oom_notices more OOMs counted; a cgroup removed (or made again) ends n. */
+static void refresh_polled(struct event_source *es, struct node *n, uint64_t oom_notices)
+{
+	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+		node_gone(es, n);
+		return;
+	}
+	struct event_state after = n->st;
+	if (oom_notices)
+		after.oom = (n->st.oom == EVENT_UNKNOWN ? 0 : n->st.oom) + oom_notices;
+	read_polled(fd, n, &after);
+	node_update(es, n, &after);
+}
+
 static void on_oom_eventfd(struct event_source *es, int efd)
 {
 	uint64_t count;
@@ -763,17 +779,8 @@ static void on_oom_eventfd(struct event_source *es, int efd)
 		n = n->next;
 	if (!n || read(efd, &count, sizeof(count)) != sizeof(count))
 		return;
-	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
-	struct stat st;
-	/* The kernel also signals the eventfd when the cgroup is removed. */
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
-		node_gone(es, n);
-		return;
-	}
-	struct event_state after = n->st;
-	after.oom = (n->st.oom == EVENT_UNKNOWN ? 0 : n->st.oom) + count;
-	read_polled(fd, n, &after);
-	node_update(es, n, &after);
+	/* The kernel also signals the eventfd when the cgroup is removed: refresh finds it gone. */
+	refresh_polled(es, n, count);
 }
 
 void event_source_process(struct event_source *es)
@@ -814,17 +821,8 @@ void event_source_tick(struct event_source *es)
 {
 	es->busy++;
 	for (struct node *n = es->nodes; n; n = n->next) {
-		if (!polled(n))
-			continue;
-		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
-			node_gone(es, n);
-			continue;
-		}
-		struct event_state after = n->st;
-		read_polled(fd, n, &after);
-		node_update(es, n, &after);
+		if (polled(n))
+			refresh_polled(es, n, 0);
 	}
 	es->busy--;
 	reap(es);

@@ -25,23 +25,11 @@ struct report {
 	char text[1024];
 };
 
-static bool write_all(int fd, const void *buf, size_t len)
+/* All of len bytes through the pipe fd, written (out) or read; false if its other end is gone. */
+static bool transfer(int fd, void *buf, size_t len, bool out)
 {
 	for (size_t done = 0; done < len;) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		done += n;
-	}
-	return true;
-}
-
-static bool read_all(int fd, void *buf, size_t len)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
+		ssize_t n = out ? write(fd, (char *)buf + done, len - done) : read(fd, (char *)buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -88,7 +76,7 @@ static void child(int up, int down, const char *socket, const char *controllers,
 	signal(SIGPIPE, SIG_IGN); /* a gone application is an answer (EPIPE), not this process's end */
 	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0) {
 		snprintf(rep.text, sizeof(rep.text), "cannot make pam_cgm's helper process root's: %s", strerror(errno));
-		write_all(up, &rep, sizeof(rep));
+		transfer(up, &rep, sizeof(rep), true);
 		return;
 	}
 	if ((r = cgm_connect(socket, &c, &err)) < 0) {
@@ -96,15 +84,15 @@ static void child(int up, int down, const char *socket, const char *controllers,
 		snprintf(rep.text, sizeof(rep.text), "cannot reach cgmanager at %s: %s",
 		         socket ? socket : cgm_default_socket(), err.message ? err.message : strerror(-r));
 		cgm_error_clear(&err);
-		write_all(up, &rep, sizeof(rep));
+		transfer(up, &rep, sizeof(rep), true);
 		return;
 	}
 	prepare(c, controllers, pw, limits, &rep);
 	if (rep.outcome == PAM_CGM_OPENED &&
-	    (!write_all(up, &rep, sizeof(rep)) || !read_all(down, &word, 1) || word != 'k'))
+	    (!transfer(up, &rep, sizeof(rep), true) || !transfer(down, &word, 1, false) || word != 'k'))
 		pam_cgm_session_undo(c, controllers, rep.text);
 	else if (rep.outcome != PAM_CGM_OPENED)
-		write_all(up, &rep, sizeof(rep));
+		transfer(up, &rep, sizeof(rep), true);
 	cgm_disconnect(c);
 }
 
@@ -140,7 +128,7 @@ static enum pam_cgm_outcome attempt(const char *socket, const char *controllers,
 	close(down[0]);
 	if (pid < 0)
 		snprintf(rep.text, sizeof(rep.text), "cannot fork pam_cgm's helper process: %s", strerror(errno));
-	else if (!read_all(up[0], &rep, sizeof(rep)))
+	else if (!transfer(up[0], &rep, sizeof(rep), false))
 		snprintf(rep.text, sizeof(rep.text), "pam_cgm's helper process ended without an answer");
 	rep.text[sizeof(rep.text) - 1] = '\0';
 	if (rep.outcome == PAM_CGM_OPENED) {
@@ -154,7 +142,7 @@ static enum pam_cgm_outcome attempt(const char *socket, const char *controllers,
 		}
 		*again = r == -EAGAIN;
 		/* The child keeps the session only when told so; anything else (this process gone too) undoes it. */
-		write_all(down[1], r == 0 ? "k" : "u", 1);
+		transfer(down[1], r == 0 ? "k" : "u", 1, true);
 		rep.outcome = r == 0 ? PAM_CGM_OPENED : PAM_CGM_FAILED;
 		if (r == 0)
 			snprintf(session, size, "%s", rep.text);

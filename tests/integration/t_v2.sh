@@ -251,32 +251,19 @@ test_v2_deleg_userns_not_above_its_own_cgroup() {
 # run by the unprivileged owner with the cgroupfs manager, puts a busybox container into a child of the delegated
 # cgroup with a memory and a pids limit; the limits are in that cgroup and a fork past pids.max fails.
 test_v2_deleg_rootless_crun_applies_its_limits() {
-	local u=$V2_USER d b=$WORK/crun a out
+	local u=$V2_USER d b=$WORK/crun out
 	command -v crun >/dev/null || skip "no crun (scripts/install-deps.sh installs it)"
-	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || skip "no static /bin/busybox (busybox-static)"
+	static_busybox || skip "no static /bin/busybox (busybox-static)"
 	d=$(sb_path unified)/v2_crun
 	cgm_root new v2_crun/ctr -c memory,pids
 	cgm_root own v2_crun/ctr "$u" "$u"
 	# The owner enables its controllers for its children before any task sits in ctr; its tasks then go to the leaf.
 	run_as "$u" "" sh -c 'echo "+memory +pids" >"$0/cgroup.subtree_control"' "$d/ctr" || fail "the owner could not enable memory and pids"
-	mkdir -p "$b/rootfs/bin"
-	cp /bin/busybox "$b/rootfs/bin/"
-	for a in sh sleep; do ln -s busybox "$b/rootfs/bin/$a"; done
-	chown -R "$u:$u" "$b"
+	busybox_rootfs "$b/rootfs" "$u:$u"
+	chown "$u:$u" "$b"
 	run_as "$u" "" sh -c 'cd "$0" && crun spec --rootless' "$b" || fail "crun spec failed"
 	# Ten pids at most, which a shell exec'd in the container runs out of: it forks twenty sleeps.
-	python3 - "$b/config.json" "${d#/sys/fs/cgroup}/ctr/c1" <<'PY'
-import json, sys
-path, cgroup = sys.argv[1], sys.argv[2]
-c = json.load(open(path))
-c["process"]["terminal"] = False
-c["root"]["readonly"] = False  # the marker /ready is written there
-c["process"]["args"] = ["sh", "-c", ": >/ready; exec sleep 300"]
-c["linux"]["cgroupsPath"] = cgroup
-c["linux"]["resources"]["memory"] = {"limit": 67108864}
-c["linux"]["resources"]["pids"] = {"limit": 10}
-json.dump(c, open(path, "w"))
-PY
+	oci_config "$b/config.json" "${d#/sys/fs/cgroup}/ctr/c1"
 	spawn_as "$u" v2_crun/ctr sh -c 'cd "$0" && exec crun --cgroup-manager=cgroupfs --root "$0/state" run c1 >"$0/out" 2>&1' "$b" >/dev/null
 	wait_until 60 test -e "$b/rootfs/ready" || { fail "the container did not get ready: $(cat "$b/out")"; return 1; }
 	expect_eq "$(cat "$d/ctr/c1/memory.max")" 67108864 "the container's memory.max"
