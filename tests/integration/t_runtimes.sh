@@ -110,31 +110,36 @@ test_v2_session_user_moves_its_own_task_down_into_its_delegated_cgroup() {
 	session_close
 }
 
-# Rootless runc runs from delegated/runc; the container's cgroup is its sibling delegated/c1: a cgroup that holds
-# runc cannot hand controllers to a child (cgroup2's rule for cgroups with tasks).
-test_v2_session_rootless_runc_applies_its_limits() {
-	local b=$WORK/runc d
-	command -v runc >/dev/null || skip "no runc (scripts/install-deps.sh installs it)"
+# session_oci_runtime RUNTIME [OPTION...]: rootless RUNTIME (runc or crun, with its cgroupfs OPTIONs) runs from
+# delegated/RUNTIME; the container's cgroup is its sibling delegated/c1: a cgroup that holds the runtime cannot
+# hand controllers to a child (cgroup2's rule for cgroups with tasks).
+session_oci_runtime() {
+	local rt=$1 b=$WORK/$1 d
+	shift
+	command -v "$rt" >/dev/null || skip "no $rt (scripts/install-deps.sh installs it)"
 	static_busybox || skip "no static /bin/busybox (busybox-static)"
-	session_open rt
+	session_open "$rt"
 	d=$(sb_path unified)/$SESSION/delegated
 	busybox_rootfs "$b/rootfs" "$SESSION_UID:$SESSION_UID"
 	chown "$SESSION_UID:$SESSION_UID" "$b"
-	session_exec runc sh -c 'cd "$0" && runc spec --rootless' "$b" || fail "runc spec failed"
+	session_exec "$rt" sh -c 'cd "$0" && "$1" spec --rootless' "$b" "$rt" || fail "$rt spec failed"
 	oci_config "$b/config.json" "${d#/sys/fs/cgroup}/c1"
-	session_spawn runc sh -c 'cd "$0" && exec runc --root "$0/state" run c1 >"$0/out" 2>&1' "$b" >/dev/null
+	session_spawn "$rt" sh -c 'cd "$0" && exec "$@" --root "$0/state" run c1 >"$0/out" 2>&1' "$b" "$rt" "$@" >/dev/null
 	wait_until 60 test -e "$b/rootfs/ready" || { fail "the container did not get ready: $(cat "$b/out")"; return 1; }
 	expect_eq "$(cat "$d/c1/memory.max")" 67108864 "the container's memory.max"
 	expect_eq "$(cat "$d/c1/pids.max")" 10 "the container's pids.max"
-	expect_fork_refused 10 session_exec runc runc --root "$b/state" exec c1
+	expect_fork_refused 10 session_exec "$rt" "$rt" --root "$b/state" exec c1
 	[ "$(cat "$d/c1/pids.current")" -le 10 ] || fail "pids.current $(cat "$d/c1/pids.current") above pids.max"
 	session_limits_hold
-	session_exec runc runc --root "$b/state" kill c1 KILL
+	session_exec "$rt" "$rt" --root "$b/state" kill c1 KILL
 	wait_until 20 sh -c "[ ! -e '$d/c1' ] || [ -z \"\$(cat '$d/c1/cgroup.procs')\" ]"
-	session_exec runc runc --root "$b/state" delete -f c1
+	session_exec "$rt" "$rt" --root "$b/state" delete -f c1
 	expect_missing "$d/c1"
 	session_close
 }
+
+test_v2_session_rootless_runc_applies_its_limits() { session_oci_runtime runc; }
+test_v2_session_rootless_crun_applies_its_limits() { session_oci_runtime crun --cgroup-manager=cgroupfs; }
 
 # podman_env DIR: the environment of a rootless podman whose every file is beneath DIR: its storage (vfs, beneath
 # DIR) and the settings a host without systemd needs (containers.conf: the cgroupfs manager, events and logs to

@@ -247,34 +247,3 @@ test_v2_deleg_userns_not_above_its_own_cgroup() {
 	cgm_root delete -f v2_un
 }
 
-# The point of handing controllers over: a rootless runtime of the owner applies its limits. Debian's crun,
-# run by the unprivileged owner with the cgroupfs manager, puts a busybox container into a child of the delegated
-# cgroup with a memory and a pids limit; the limits are in that cgroup and a fork past pids.max fails.
-test_v2_deleg_rootless_crun_applies_its_limits() {
-	local u=$V2_USER d b=$WORK/crun out
-	command -v crun >/dev/null || skip "no crun (scripts/install-deps.sh installs it)"
-	static_busybox || skip "no static /bin/busybox (busybox-static)"
-	d=$(sb_path unified)/v2_crun
-	cgm_root new v2_crun/ctr -c memory,pids
-	cgm_root own v2_crun/ctr "$u" "$u"
-	# The owner enables its controllers for its children before any task sits in ctr; its tasks then go to the leaf.
-	run_as "$u" "" sh -c 'echo "+memory +pids" >"$0/cgroup.subtree_control"' "$d/ctr" || fail "the owner could not enable memory and pids"
-	busybox_rootfs "$b/rootfs" "$u:$u"
-	chown "$u:$u" "$b"
-	run_as "$u" "" sh -c 'cd "$0" && crun spec --rootless' "$b" || fail "crun spec failed"
-	# Ten pids at most, which a shell exec'd in the container runs out of: it forks twenty sleeps.
-	oci_config "$b/config.json" "${d#/sys/fs/cgroup}/ctr/c1"
-	spawn_as "$u" v2_crun/ctr sh -c 'cd "$0" && exec crun --cgroup-manager=cgroupfs --root "$0/state" run c1 >"$0/out" 2>&1' "$b" >/dev/null
-	wait_until 60 test -e "$b/rootfs/ready" || { fail "the container did not get ready: $(cat "$b/out")"; return 1; }
-	expect_eq "$(cat "$d/ctr/c1/memory.max")" 67108864 "the container's memory.max"
-	expect_eq "$(cat "$d/ctr/c1/pids.max")" 10 "the container's pids.max"
-	# busybox's sh gives up at the first fork the kernel refuses.
-	out=$(run_as "$u" v2_crun/ctr crun --root "$b/state" exec c1 sh -c 'i=0; while [ $i -lt 20 ]; do sleep 60 & i=$((i+1)); done' 2>&1) &&
-		fail "twenty forks succeeded under pids.max 10"
-	echo "$out" | grep -q "can't fork" || fail "no fork failed past pids.max: $out"
-	[ "$(cat "$d/ctr/c1/pids.current")" -le 10 ] || fail "pids.current $(cat "$d/ctr/c1/pids.current") above pids.max"
-	run_as "$u" v2_crun/ctr crun --root "$b/state" kill c1 KILL
-	wait_until 20 sh -c "[ ! -e '$d/ctr/c1' ] || [ -z \"\$(cat '$d/ctr/c1/cgroup.procs')\" ]"
-	run_as "$u" v2_crun/ctr crun --root "$b/state" delete -f c1 2>/dev/null || true
-	cgm_root delete -f v2_crun
-}
