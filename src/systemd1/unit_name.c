@@ -124,6 +124,18 @@ int unit_cgroup_path(const char *name, const char *slice, char out[CGNAME_MAX], 
 	return append_part(out, &at, name, strlen(name), e);
 }
 
+int slice_parent(const char *slice, char out[UNIT_NAME_MAX + 1])
+{
+	const char *dash = strrchr(slice, '-');
+	if (strcmp(slice, UNIT_ROOT_SLICE) == 0)
+		return -1;
+	if (!dash)
+		snprintf(out, UNIT_NAME_MAX + 1, UNIT_ROOT_SLICE);
+	else
+		snprintf(out, UNIT_NAME_MAX + 1, "%.*s.slice", (int)(dash - slice), slice);
+	return 0;
+}
+
 int unit_name_of_cgroup(const char *path, char out[UNIT_NAME_MAX + 1])
 {
 	const char *last = strrchr(path, '/');

@@ -32,6 +32,8 @@ int slice_name_check(const char *name, struct err *e);
  * (a leading "_" before names the kernel's files could clash with). -.slice is "".
  */
 int unit_cgroup_path(const char *name, const char *slice, char out[CGNAME_MAX], struct err *e);
+/* The slice a slice is in: a-b.slice's is a.slice, a.slice's -.slice; -1 for -.slice, which is in none. */
+int slice_parent(const char *slice, char out[UNIT_NAME_MAX + 1]);
 /* The unit a cgroup path (as unit_cgroup_path makes them) belongs to: its last part, unescaped. */
 int unit_name_of_cgroup(const char *path, char out[UNIT_NAME_MAX + 1]);
 /* /org/freedesktop/systemd1/unit/ and the name with every byte but [A-Za-z0-9] as _XX (lowercase hex). */

@@ -1,0 +1,116 @@
+# The org.freedesktop.systemd1 subset (cgmanager --systemd1, issue 16) with the real clients: a private
+# dbus-daemon on a socket of the test's own, a daemon serving systemd1 on it from the sandbox root (so the
+# units' cgroups are made beneath the sandbox), and the clients run in a private mount namespace where a
+# tmpfs over /run/systemd holds system/ (systemd1/ns.sh), with DBUS_SYSTEM_BUS_ADDRESS naming the private bus.
+
+SD1_DIR= SD1_BUS= SD1_DBUS_PID= SD1_PID=
+
+# sd1_start [OPTION...]: the private bus and a daemon owning org.freedesktop.systemd1 on it; ended on EXIT.
+sd1_start() {
+	local i
+	SD1_DIR=$WORK/sd1-$BASHPID
+	mkdir -p "$SD1_DIR"
+	SD1_BUS=unix:path=$SD1_DIR/bus.sock
+	sed "s|@SOCKET@|$SD1_DIR/bus.sock|" "$here/systemd1/bus.conf.in" >"$SD1_DIR/bus.conf"
+	trap sd1_cleanup EXIT
+	SD1_DBUS_PID=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$SD1_DIR/bus.conf")
+	for i in $(seq 100); do [ -S "$SD1_DIR/bus.sock" ] && break; sleep 0.05; done
+	DAEMON_LOG_LEVEL=info daemon_spawn "$SD1_DIR/cgm.sock" "$SD1_DIR/daemon.log" --systemd1="$SD1_BUS" "$@"
+	SD1_PID=$SPAWNED_PID
+	for i in $(seq 100); do
+		[ "$(sd1_bus_owner)" = "b true" ] && return 0
+		kill -0 "$SD1_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "no daemon owns org.freedesktop.systemd1 on $SD1_BUS: $(tail -20 "$SD1_DIR/daemon.log")"
+}
+
+sd1_bus_owner() {
+	busctl --address="$SD1_BUS" call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
+		org.freedesktop.systemd1 2>/dev/null
+}
+
+sd1_cleanup() {
+	local pid
+	cp -r "$SD1_DIR" /tmp/sd1-debug 2>/dev/null
+	for pid in "${SD1_CLIENTS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+	[ -z "$SD1_PID" ] || stop_pid "$SD1_PID" 10 || true
+	[ -z "$SD1_DBUS_PID" ] || stop_pid "$SD1_DBUS_PID" 10 || true
+}
+SD1_CLIENTS=()
+
+# sd1_client UID CMD...: CMD as UID from the sandbox root, in the private mount namespace, on the private bus.
+sd1_client() {
+	local uid=$1
+	shift
+	run_as 0 "" env DBUS_SYSTEM_BUS_ADDRESS="$SD1_BUS" unshare -m --propagation private "$here/systemd1/ns.sh" \
+		setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+}
+
+# sd1_spawn CMD...: the same as root, in the background; its pid (the one CMD runs as) in SD1_SPAWNED.
+sd1_spawn() {
+	(
+		_enter "$BASHPID" "" || exit 99
+		DBUS_SYSTEM_BUS_ADDRESS="$SD1_BUS" exec unshare -m --propagation private "$here/systemd1/ns.sh" "$@"
+	) >>"$SD1_DIR/clients.log" 2>&1 &
+	SD1_SPAWNED=$!
+	SD1_CLIENTS+=("$SD1_SPAWNED")
+}
+
+# sd1_call METHOD SIGNATURE ARGS...: a Manager call with busctl as uid ${SD1_UID:-0}.
+sd1_call() {
+	local m=$1
+	shift
+	run_as "${SD1_UID:-0}" "" busctl --address="$SD1_BUS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+		org.freedesktop.systemd1.Manager "$m" "$@"
+}
+
+# sd1_wait_in REL PID: PID is in sandbox cgroup REL of every hierarchy (within 5 s).
+sd1_wait_in() {
+	local rel=$1 pid=$2 i e dir
+	for i in $(seq 100); do
+		local all=1
+		for e in "${SB_DIRS[@]}"; do
+			dir=${e#*|}/$rel
+			grep -qx "$pid" "$dir/cgroup.procs" 2>/dev/null || { all=; break; }
+		done
+		[ -n "$all" ] && return 0
+		sleep 0.05
+	done
+	for e in "${SB_DIRS[@]}"; do
+		dir=${e#*|}/$rel
+		grep -qx "$pid" "$dir/cgroup.procs" 2>/dev/null || fail "pid $pid is not in ${e%%|*}:$rel: $(grep . \
+			"/proc/$pid/cgroup" 2>&1 | tr '\n' ' ')"
+	done
+}
+
+test_systemd1_systemd_run_scope_limits_and_placement() {
+	sd1_start
+	lane_files
+	sd1_spawn systemd-run --scope --unit=cgmtest-a -p MemoryMax=64M -p TasksMax=16 sleep 30
+	local pid=$SD1_SPAWNED
+	sd1_wait_in system.slice/cgmtest-a.scope "$pid"
+	local mem pids
+	mem=$(sb_path "$MH")/system.slice/cgmtest-a.scope
+	pids=$(sb_path "$PH")/system.slice/cgmtest-a.scope
+	expect_eq "$(cat "$mem/$MLIM")" 67108864 "$MLIM of the scope"
+	expect_eq "$(cat "$pids/pids.max")" 16 "pids.max of the scope"
+	# systemd-run itself became sleep in the scope, after the job's JobRemoved: it read InvocationID then.
+	expect_eq "$(tr '\0' '\n' <"/proc/$pid/environ" | grep -c '^INVOCATION_ID=[0-9a-f]\{32\}$')" 1 \
+		"INVOCATION_ID of the scope in sleep's environment"
+	local out
+	out=$(sd1_call GetUnit s cgmtest-a.scope)
+	expect_eq "$out" 'o "/org/freedesktop/systemd1/unit/cgmtest_2da_2escope"' "GetUnit"
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/cgmtest_2da_2escope org.freedesktop.systemd1.Scope ControlGroup)
+	expect_eq "$out" 's "/system.slice/cgmtest-a.scope"' "ControlGroup"
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/cgmtest_2da_2escope org.freedesktop.systemd1.Scope TasksCurrent)
+	expect_eq "$out" "t 1" "TasksCurrent"
+	# The scope goes with its last task.
+	kill -KILL "$pid"
+	local i
+	for i in $(seq 100); do [ -d "$mem" ] || break; sleep 0.05; done
+	expect_missing "$mem"
+	expect_exists "$(sb_path "$MH")/system.slice"
+}
