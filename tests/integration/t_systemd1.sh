@@ -61,7 +61,7 @@ sd1_spawn() {
 sd1_call() {
 	local m=$1
 	shift
-	run_as "${SD1_UID:-0}" "" busctl --address="$SD1_BUS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+	run_as "${SD1_UID:-0}" "" busctl --address="$SD1_BUS" -- call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
 		org.freedesktop.systemd1.Manager "$m" "$@"
 }
 
@@ -113,4 +113,110 @@ test_systemd1_systemd_run_scope_limits_and_placement() {
 	for i in $(seq 100); do [ -d "$mem" ] || break; sleep 0.05; done
 	expect_missing "$mem"
 	expect_exists "$(sb_path "$MH")/system.slice"
+}
+
+test_systemd1_systemd_run_nested_slice() {
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-b --slice=a-b sleep 30
+	local pid=$SD1_SPAWNED
+	sd1_wait_in a.slice/a-b.slice/cgmtest-b.scope "$pid"
+	# The slices are units too, each in its parent.
+	local out
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/a_2db_2eslice org.freedesktop.systemd1.Slice Slice ControlGroup)
+	expect_eq "$out" $'s "a.slice"\ns "/a.slice/a-b.slice"' "a-b.slice's Slice and ControlGroup"
+	out=$(sd1_call GetUnitByPID u "$pid")
+	expect_eq "$out" 'o "/org/freedesktop/systemd1/unit/cgmtest_2db_2escope"' "GetUnitByPID"
+	out=$(sd1_call ListUnits | tr ' ' '\n' | grep '^"\(-\|a\|a-b\)\.slice"\|^"cgmtest-b\.scope"' | sort -u | wc -l)
+	expect_eq "$out" 4 "units listed (-.slice, a.slice, a-b.slice, cgmtest-b.scope)"
+}
+
+# StopUnit kills what is in the scope and removes it; JobRemoved says done (busctl waits for it with --wait? no:
+# systemctl is not used, so the job's end is checked in cgroupfs and in the signal a monitor saw).
+test_systemd1_stop_unit_kills_and_removes() {
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-c sleep 30
+	local pid=$SD1_SPAWNED dir
+	sd1_wait_in system.slice/cgmtest-c.scope "$pid"
+	run_as 0 "" timeout 10 busctl --address="$SD1_BUS" --match="type='signal',member='JobRemoved'" monitor \
+		>"$SD1_DIR/monitor.log" 2>&1 &
+	local mon=$!
+	SD1_CLIENTS+=("$mon")
+	sleep 0.5
+	local out
+	out=$(sd1_call StopUnit ss cgmtest-c.scope replace)
+	[[ $out =~ ^o\ \"/org/freedesktop/systemd1/job/[0-9]+\"$ ]] || fail "StopUnit answered '$out'"
+	local i
+	for i in $(seq 100); do pid_gone "$pid" && break; sleep 0.05; done
+	pid_gone "$pid" || fail "pid $pid outlived StopUnit"
+	dir=$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/cgmtest-c.scope
+	for i in $(seq 100); do [ -d "$dir" ] || break; sleep 0.05; done
+	expect_missing "$dir"
+	for i in $(seq 40); do grep -q '"done"' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	grep -q 'STRING "cgmtest-c.scope";' "$SD1_DIR/monitor.log" && grep -q 'STRING "done";' "$SD1_DIR/monitor.log" ||
+		fail "no JobRemoved done for cgmtest-c.scope: $(cat "$SD1_DIR/monitor.log")"
+	expect_refused "Unit cgmtest-c.scope not loaded" sd1_call StopUnit ss cgmtest-c.scope replace
+}
+
+test_systemd1_refusals() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	# Only host root starts units, whatever the bus lets through. (dbus-daemon lets in only uids with a
+	# passwd entry: nobody's. gdbus, as busctl shows every AccessDenied as "Access denied".)
+	expect_refused "AccessDenied: only host root may start units, as of systemd's system manager; you are uid 65534" \
+		run_as 65534 "" gdbus call --address "$SD1_BUS" --dest org.freedesktop.systemd1 --object-path \
+		/org/freedesktop/systemd1 --method org.freedesktop.systemd1.Manager.StartTransientUnit x.scope fail \
+		"[('PIDs', <[uint32 $pid]>)]" "@a(sa(sv)) []"
+	expect_refused "unit name 'a b.scope' has a character" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' 'a b.scope' fail 1 PIDs au 1 "$pid" 0
+	expect_refused "slice name 'a--b.slice' has an empty part" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" Slice s a--b.slice 0
+	expect_refused "only scopes and slices" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.service fail 1 PIDs au 1 "$pid" 0
+	expect_refused "property MemoryMax: expects a value of type t, not s" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" MemoryMax s 64M 0
+	expect_refused "property TasksMax: 4194305 is out of range \(0 to 4194304" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" TasksMax t 4194305 0
+	expect_refused "scope x.scope has no PIDs" sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 0 0
+	# Nothing of the refused calls was made.
+	expect_missing "$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/x.scope"
+	# An unknown property is ignored, and logged once.
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" NoSuchProperty b true 0
+	sd1_wait_in system.slice/x.scope "$pid"
+	expect_refused "UnitExists|already loaded" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" NoSuchProperty b true 0
+	expect_eq "$(grep -c 'property NoSuchProperty is not known here; ignored' "$SD1_DIR/daemon.log")" 1 \
+		"log lines about NoSuchProperty"
+	end_pids "$pid"
+}
+
+# A second daemon is refused the name, and says so; the first keeps it.
+test_systemd1_second_daemon_refused() {
+	sd1_start
+	local log=$SD1_DIR/second.log
+	daemon_spawn "$SD1_DIR/second.sock" "$log" --systemd1="$SD1_BUS"
+	local pid=$SPAWNED_PID rc=0
+	wait "$pid" || rc=$?
+	expect_eq "$rc" 1 "the second daemon's exit status"
+	grep -q "org.freedesktop.systemd1 is owned already on the bus at $SD1_BUS" "$log" ||
+		fail "the second daemon did not say why: $(cat "$log")"
+	expect_eq "$(sd1_bus_owner)" "b true" "the name is still owned"
+	expect_ok sd1_call GetUnit s -.slice
+}
+
+# The bus goes away: the daemon serves its socket on, and takes the name again on a new bus.
+test_systemd1_bus_restart_reconnects() {
+	sd1_start
+	stop_pid "$SD1_DBUS_PID" 10 || true
+	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
+	local i
+	for i in $(seq 100); do grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" && break; sleep 0.05; done
+	grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" || fail "no log of the bus going away"
+	rm -f "$SD1_DIR/bus.sock"
+	SD1_DBUS_PID=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$SD1_DIR/bus.conf")
+	for i in $(seq 200); do [ "$(sd1_bus_owner)" = "b true" ] && break; sleep 0.05; done
+	expect_eq "$(sd1_bus_owner)" "b true" "the name owned on the new bus"
+	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
+	expect_ok sd1_call GetUnit s -.slice
 }
