@@ -44,6 +44,9 @@ static void job_free(struct systemd1 *s, struct sd1_job *j)
 static void job_end(struct sd1_job *j, int rc, const struct err *e)
 {
 	struct systemd1 *s = j->s;
+	/* A scope's cgroup also goes by itself once its last task has left (remove-on-empty): gone is done. */
+	if (rc < 0 && e->kind == ERR_NOT_FOUND)
+		rc = 0;
 	if (rc < 0)
 		log_info("systemd1: job %u of %s failed: %s", j->id, j->unit, e->msg);
 	if (j->reply_to) {

@@ -32,7 +32,6 @@ sd1_bus_owner() {
 
 sd1_cleanup() {
 	local pid
-	cp -r "$SD1_DIR" /tmp/sd1-debug 2>/dev/null
 	for pid in "${SD1_CLIENTS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 	[ -z "$SD1_PID" ] || stop_pid "$SD1_PID" 10 || true
 	[ -z "$SD1_DBUS_PID" ] || stop_pid "$SD1_DBUS_PID" 10 || true
@@ -219,4 +218,36 @@ test_systemd1_bus_restart_reconnects() {
 	expect_eq "$(sd1_bus_owner)" "b true" "the name owned on the new bus"
 	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
 	expect_ok sd1_call GetUnit s -.slice
+}
+
+# runc --systemd-cgroup: create, exec, update, pause/resume, kill and delete of a busybox container. runc finds
+# the manager's root as the cgroup of PID 1, so it runs with the daemon and the bus in a pid namespace of
+# their own whose PID 1 is in the sandbox root (systemd1/world.sh).
+test_systemd1_runc_container_lifecycle() {
+	command -v runc >/dev/null || skip "no runc"
+	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' || skip "no static busybox"
+	local dir=$WORK/sd1-runc
+	mkdir -p "$dir/bundle/rootfs/bin" "$dir/bundle/rootfs/proc" "$dir/bundle/rootfs/dev" "$dir/bundle/rootfs/sys"
+	sed "s|@SOCKET@|$dir/bus.sock|" "$here/systemd1/bus.conf.in" >"$dir/bus.conf"
+	cp /bin/busybox "$dir/bundle/rootfs/bin/"
+	local b
+	for b in sh sleep; do ln -s busybox "$dir/bundle/rootfs/bin/$b"; done
+	(cd "$dir/bundle" && runc spec)
+	python3 - "$dir/bundle/config.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["sleep", "300"]
+c["linux"]["cgroupsPath"] = "system.slice:runc:cgmtest"
+c["linux"].setdefault("resources", {}).update({"memory": {"limit": 33554432}, "pids": {"limit": 64}})
+json.dump(c, open(p, "w"))
+PY
+	local dirs
+	dirs=$(printf '%s\n' "${SB_DIRS[@]}")
+	local out rc=0
+	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" timeout 120 \
+		unshare -m -p --fork --mount-proc --propagation private \
+		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/runc_steps.sh" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "runc's steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log")"
 }

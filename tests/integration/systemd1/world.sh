@@ -1,0 +1,24 @@
+#!/bin/bash
+# A systemd1 world for clients that need one of their own: run as PID 1 of a new pid namespace with its own
+# /proc (unshare -m -p --fork --mount-proc), from the sandbox root. A tmpfs over /run/systemd holds system/;
+# a dbus-daemon and a cgmanager --systemd1 run on DIR's sockets, in this namespace, so that the pids
+# clients send are the daemon's numbers and /proc/1/cgroup (where runc looks for the manager's root) is the
+# sandbox. Then "$@" runs with DBUS_SYSTEM_BUS_ADDRESS set; when it ends, so does everything here.
+#   world.sh CGMANAGER DIR CMD...
+set -eu
+cgmanager=$1 dir=$2
+shift 2
+mount -t tmpfs -o mode=0755 tmpfs /run/systemd
+mkdir /run/systemd/system
+dbus-daemon --nofork --nopidfile --config-file="$dir/bus.conf" &
+for _ in $(seq 100); do [ -S "$dir/bus.sock" ] && break; sleep 0.05; done
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/bus.sock
+"$cgmanager" --socket "$dir/cgm.sock" --systemd1="$DBUS_SYSTEM_BUS_ADDRESS" --log-level info 2>>"$dir/daemon.log" &
+for _ in $(seq 100); do
+	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
+		org.freedesktop.systemd1 2>/dev/null | grep -q true && break
+	sleep 0.05
+done
+rc=0
+"$@" || rc=$?
+exit $rc
