@@ -33,8 +33,14 @@ sd1_bus_owner() {
 sd1_cleanup() {
 	local pid
 	for pid in "${SD1_CLIENTS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-	[ -z "$SD1_PID" ] || stop_pid "$SD1_PID" 10 || true
+	local rc=0
+	[ -z "$SD1_PID" ] || stop_pid "$SD1_PID" 10 || rc=$?
 	[ -z "$SD1_DBUS_PID" ] || stop_pid "$SD1_DBUS_PID" 10 || true
+	# A clean stop, also under the sanitizers (their findings end the daemon with another status).
+	if [ "$rc" != 0 ]; then
+		echo "  FAILED: the systemd1 daemon exited with status $rc: $(tail -40 "$SD1_DIR/daemon.log")" >&2
+		exit 1
+	fi
 }
 SD1_CLIENTS=()
 

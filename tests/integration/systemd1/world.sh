@@ -14,6 +14,7 @@ dbus-daemon --nofork --nopidfile --config-file="$dir/bus.conf" &
 for _ in $(seq 100); do [ -S "$dir/bus.sock" ] && break; sleep 0.05; done
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/bus.sock
 "$cgmanager" --socket "$dir/cgm.sock" --systemd1="$DBUS_SYSTEM_BUS_ADDRESS" --log-level info 2>>"$dir/daemon.log" &
+daemon=$!
 for _ in $(seq 100); do
 	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
 		org.freedesktop.systemd1 2>/dev/null | grep -q true && break
@@ -21,4 +22,7 @@ for _ in $(seq 100); do
 done
 rc=0
 "$@" || rc=$?
+# The daemon stops cleanly (under the sanitizers: without findings), or the world fails.
+kill -TERM "$daemon"
+wait "$daemon" || { echo "  FAILED: the daemon exited with status $?" >&2; rc=1; }
 exit $rc
