@@ -227,8 +227,9 @@ test_systemd1_bus_restart_reconnects() {
 }
 
 # runc --systemd-cgroup: create, exec, update, pause/resume, kill and delete of a busybox container. runc finds
-# the manager's root as the cgroup of PID 1, so it runs with the daemon and the bus in a pid namespace of
-# their own whose PID 1 is in the sandbox root (systemd1/world.sh).
+# the manager's root as the cgroup of PID 1 (cgroup v1) or the root of /sys/fs/cgroup (cgroup2 alone), so it
+# runs with the daemon and the bus in a pid namespace of their own whose PID 1 is in the sandbox root, on
+# cgroup2 also in a cgroup namespace rooted there (systemd1/world.sh).
 test_systemd1_runc_container_lifecycle() {
 	command -v runc >/dev/null || skip "no runc"
 	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' || skip "no static busybox"
@@ -249,11 +250,14 @@ c["linux"]["cgroupsPath"] = "system.slice:runc:cgmtest"
 c["linux"].setdefault("resources", {}).update({"memory": {"limit": 33554432}, "pids": {"limit": 64}})
 json.dump(c, open(p, "w"))
 PY
-	local dirs
+	local dirs cgroupns=() world_cgroupns=
 	dirs=$(printf '%s\n' "${SB_DIRS[@]}")
+	# On cgroup2 alone runc looks beneath the root of /sys/fs/cgroup: the world's cgroup namespace makes the
+	# sandbox that root (systemd1/world.sh).
+	if pure_v2; then cgroupns=(-C); world_cgroupns=1 dirs="unified|/sys/fs/cgroup"; fi
 	local out rc=0
-	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" timeout 120 \
-		unshare -m -p --fork --mount-proc --propagation private \
+	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" WORLD_CGROUPNS="$world_cgroupns" \
+		timeout 300 unshare -m -p "${cgroupns[@]}" --fork --mount-proc --propagation private \
 		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/runc_steps.sh" 2>&1) || rc=$?
 	[ "$rc" = 0 ] || fail "runc's steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log")"
 }

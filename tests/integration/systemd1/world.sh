@@ -4,12 +4,15 @@
 # a dbus-daemon and a cgmanager --systemd1 run on DIR's sockets, in this namespace, so that the pids
 # clients send are the daemon's numbers and /proc/1/cgroup (where runc looks for the manager's root) is the
 # sandbox. Then "$@" runs with DBUS_SYSTEM_BUS_ADDRESS set; when it ends, so does everything here.
+# With WORLD_CGROUPNS=1 (a pure cgroup2 host, where runc looks for the manager's cgroups beneath the root of
+# /sys/fs/cgroup) it is also in a cgroup namespace of its own (unshare -C) rooted at the sandbox, and cgroup2
+# is mounted again over /sys/fs/cgroup in this mount namespace, showing the sandbox as its root.
 #   world.sh CGMANAGER DIR CMD...
 set -eu
 cgmanager=$1 dir=$2
 shift 2
-mount -t tmpfs -o mode=0755 tmpfs /run/systemd
-mkdir /run/systemd/system
+. "$(dirname "$0")/run_systemd.sh"
+[ "${WORLD_CGROUPNS:-}" != 1 ] || mount -t cgroup2 cgroup2 /sys/fs/cgroup
 dbus-daemon --nofork --nopidfile --config-file="$dir/bus.conf" &
 for _ in $(seq 100); do [ -S "$dir/bus.sock" ] && break; sleep 0.05; done
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/bus.sock

@@ -1,0 +1,9 @@
+# Sourced by ns.sh and world.sh, in a private mount namespace: a tmpfs over /run/systemd (or over /run where the
+# host has no /run/systemd) holding an empty /run/systemd/system.
+if [ -d /run/systemd ]; then
+	mount -t tmpfs -o mode=0755 tmpfs /run/systemd
+else
+	mount -t tmpfs -o mode=0755 tmpfs /run
+	mkdir /run/systemd
+fi
+mkdir /run/systemd/system
