@@ -85,7 +85,8 @@ sd1_wait_in() {
 	for e in "${SB_DIRS[@]}"; do
 		dir=${e#*|}/$rel
 		grep -qx "$pid" "$dir/cgroup.procs" 2>/dev/null || fail "pid $pid is not in ${e%%|*}:$rel: $(grep . \
-			"/proc/$pid/cgroup" 2>&1 | tr '\n' ' ')"
+			"/proc/$pid/cgroup" 2>&1 | tr '\n' ' '); the clients said: $(tail -5 "$SD1_DIR/clients.log" 2>&1); the \
+			daemon: $(grep -v ' serving ' "$SD1_DIR/daemon.log" | tail -10)"
 	done
 }
 
@@ -226,38 +227,60 @@ test_systemd1_bus_restart_reconnects() {
 	expect_ok sd1_call GetUnit s -.slice
 }
 
-# runc --systemd-cgroup: create, exec, update, pause/resume, kill and delete of a busybox container. runc finds
-# the manager's root as the cgroup of PID 1 (cgroup v1) or the root of /sys/fs/cgroup (cgroup2 alone), so it
-# runs with the daemon and the bus in a pid namespace of their own whose PID 1 is in the sandbox root, on
-# cgroup2 also in a cgroup namespace rooted there (systemd1/world.sh).
-test_systemd1_runc_container_lifecycle() {
-	command -v runc >/dev/null || skip "no runc"
+# sd1_bundle DIR: a busybox-static bundle in DIR/bundle (cgroupsPath system.slice:RUNTIME:cgmtest, memory 32M,
+# pids 64; RUNTIME as the first argument) and DIR/bus.conf for world.sh.
+sd1_bundle() {
+	local dir=$1 runtime=$2 b
 	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' || skip "no static busybox"
-	local dir=$WORK/sd1-runc
 	mkdir -p "$dir/bundle/rootfs/bin" "$dir/bundle/rootfs/proc" "$dir/bundle/rootfs/dev" "$dir/bundle/rootfs/sys"
 	sed "s|@SOCKET@|$dir/bus.sock|" "$here/systemd1/bus.conf.in" >"$dir/bus.conf"
 	cp /bin/busybox "$dir/bundle/rootfs/bin/"
-	local b
 	for b in sh sleep; do ln -s busybox "$dir/bundle/rootfs/bin/$b"; done
 	(cd "$dir/bundle" && runc spec)
-	python3 - "$dir/bundle/config.json" <<'PY'
+	python3 - "$dir/bundle/config.json" "$runtime" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
 c["process"]["terminal"] = False
 c["process"]["args"] = ["sleep", "300"]
-c["linux"]["cgroupsPath"] = "system.slice:runc:cgmtest"
+c["linux"]["cgroupsPath"] = "system.slice:%s:cgmtest" % sys.argv[2]
 c["linux"].setdefault("resources", {}).update({"memory": {"limit": 33554432}, "pids": {"limit": 64}})
 json.dump(c, open(p, "w"))
 PY
-	local dirs cgroupns=() world_cgroupns=
+}
+
+# sd1_world DIR STEPS: runs systemd1/STEPS in a world of its own (systemd1/world.sh): a pid namespace whose
+# PID 1 is in the sandbox root, with the bus and a daemon; on cgroup2 alone also a cgroup namespace rooted at
+# the sandbox, /sys/fs/cgroup showing it as the root (where runc, crun and podman look for the manager's
+# cgroups). Fails with what the steps printed and the daemon's log.
+sd1_world() {
+	local dir=$1 steps=$2 dirs cgroupns=() world_cgroupns= out rc=0
 	dirs=$(printf '%s\n' "${SB_DIRS[@]}")
-	# On cgroup2 alone runc looks beneath the root of /sys/fs/cgroup: the world's cgroup namespace makes the
-	# sandbox that root (systemd1/world.sh).
 	if pure_v2; then cgroupns=(-C); world_cgroupns=1 dirs="unified|/sys/fs/cgroup"; fi
-	local out rc=0
 	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" WORLD_CGROUPNS="$world_cgroupns" \
-		timeout 300 unshare -m -p "${cgroupns[@]}" --fork --mount-proc --propagation private \
-		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/runc_steps.sh" 2>&1) || rc=$?
-	[ "$rc" = 0 ] || fail "runc's steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log")"
+		timeout 600 unshare -m -p "${cgroupns[@]}" --fork --mount-proc --propagation private \
+		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/$steps" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "$steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log" 2>&1)"
+}
+
+# runc --systemd-cgroup: create, exec, update, pause/resume, kill and delete of a busybox container. runc finds
+# the manager's root as the cgroup of PID 1 (cgroup v1) or the root of /sys/fs/cgroup (cgroup2 alone): hence
+# the world of its own.
+test_systemd1_runc_container_lifecycle() {
+	command -v runc >/dev/null || skip "no runc"
+	sd1_bundle "$WORK/sd1-runc" runc
+	sd1_world "$WORK/sd1-runc" runc_steps.sh
+}
+
+# crun 1.8 refuses a hybrid host's layout, so it is tested on cgroup2 alone (lane v2).
+test_v2_systemd1_crun_container_lifecycle() {
+	command -v crun >/dev/null || skip "no crun"
+	sd1_bundle "$WORK/sd1-crun" crun
+	sd1_world "$WORK/sd1-crun" crun_steps.sh
+}
+
+test_v2_systemd1_podman_run_and_rm() {
+	command -v podman >/dev/null && command -v crun >/dev/null || skip "no podman or crun"
+	sd1_bundle "$WORK/sd1-podman" crun
+	sd1_world "$WORK/sd1-podman" podman_steps.sh
 }

@@ -12,7 +12,11 @@ set -eu
 cgmanager=$1 dir=$2
 shift 2
 . "$(dirname "$0")/run_systemd.sh"
-[ "${WORLD_CGROUPNS:-}" != 1 ] || mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# (The kernel mounts a superblock only once on one mount point: a tmpfs in between.)
+if [ "${WORLD_CGROUPNS:-}" = 1 ]; then
+	mount -t tmpfs tmpfs /sys/fs/cgroup
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+fi
 dbus-daemon --nofork --nopidfile --config-file="$dir/bus.conf" &
 for _ in $(seq 100); do [ -S "$dir/bus.sock" ] && break; sleep 0.05; done
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/bus.sock
