@@ -49,6 +49,7 @@ static int connect_bus(struct systemd1 *s, struct err *e)
 
 static void disconnect(struct systemd1 *s)
 {
+	sd1_requester_forget(s); /* it holds a message of this bus */
 	loop_watch_remove(s->loop, &s->watch);
 	sd_bus_flush_close_unref(s->bus);
 	s->bus = NULL;

@@ -250,15 +250,20 @@ PY
 }
 
 # sd1_world DIR STEPS: runs systemd1/STEPS in a world of its own (systemd1/world.sh): a pid namespace whose
-# PID 1 is in the sandbox root, with the bus and a daemon; on cgroup2 alone also a cgroup namespace rooted at
-# the sandbox, /sys/fs/cgroup showing it as the root (where runc, crun and podman look for the manager's
-# cgroups). Fails with what the steps printed and the daemon's log.
+# PID 1 is in the sandbox root, with the bus and a daemon; on cgroup2 alone PID 1 is in a cgroup of its own
+# (with the controllers a runtime delegates) and a cgroup namespace rooted there, /sys/fs/cgroup showing it
+# as the root (where runc, crun and podman look for the manager's cgroups). Fails with what the steps printed
+# and the daemon's log.
 sd1_world() {
-	local dir=$1 steps=$2 dirs cgroupns=() world_cgroupns= out rc=0
+	local dir=$1 steps=$2 dirs world_cgroup= out rc=0
 	dirs=$(printf '%s\n' "${SB_DIRS[@]}")
-	if pure_v2; then cgroupns=(-C); world_cgroupns=1 dirs="unified|/sys/fs/cgroup"; fi
-	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" WORLD_CGROUPNS="$world_cgroupns" \
-		timeout 600 unshare -m -p "${cgroupns[@]}" --fork --mount-proc --propagation private \
+	if pure_v2; then
+		local w=sd1w-${steps%%_*}
+		expect_ok cgm_root new "$w" -c memory,pids,cpu,io,cpuset
+		world_cgroup=$(sb_path unified)/$w dirs="unified|/sys/fs/cgroup"
+	fi
+	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" WORLD_CGROUP="$world_cgroup" \
+		timeout 600 unshare -m -p --fork --mount-proc --propagation private \
 		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/$steps" 2>&1) || rc=$?
 	[ "$rc" = 0 ] || fail "$steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log" 2>&1)"
 }
