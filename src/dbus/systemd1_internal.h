@@ -59,8 +59,9 @@ struct systemd1 {
 	struct sd1_unit *units;
 	struct sd1_job *jobs;
 	strv logged;               /* unknown and not-applied properties logged already */
-	/* The requester behind the message being handled, read once per message (sd1_requester). */
+	/* The requester behind the last message, read once per caller (sd1_requester): its message and sender. */
 	sd_bus_message *req_of;
+	char *req_sender;
 	struct requester req;
 	struct err req_err;
 	int req_rc;
@@ -92,8 +93,11 @@ struct sd1_unit *sd1_unit_of_cgroup(struct systemd1 *s, const char *rel);
 
 /* A job's object path. */
 void sd1_job_path(uint32_t id, char out[64]);
-/* Steps job from the loop until done; then JobRemoved (reply_to NULL) or the reply to reply_to. */
-int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job, const struct requester *r,
+/*
+ * Steps job from the loop, as the daemon itself, until done; then JobRemoved (reply_to NULL) or the reply to
+ * reply_to.
+ */
+int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
                 sd_bus_message *reply_to, uint32_t *id);
 /* JobRemoved(id, path, unit, result), from the name's owner. */
 void sd1_emit_job_removed(struct systemd1 *s, uint32_t id, const char *unit, const char *result);

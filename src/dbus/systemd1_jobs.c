@@ -4,7 +4,6 @@
  * call's reply. A job is done when its unit's cgroup is, so the result is always done or failed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -71,28 +70,27 @@ static void job_step(void *owner, uint64_t now)
 	job_end(j, rc < 0 ? -1 : 0, &e);
 }
 
-/* The caller's requester, for the job's steps after the call's message is gone. */
-static int keep_requester(const struct requester *from, struct requester *to)
+/*
+ * Who the job's steps act as: the daemon itself, host root, as systemd runs a job it accepted. The caller was
+ * host root when it was accepted, and need not wait for the end (busctl does not): its leaving must not fail it.
+ */
+static void daemon_requester(const struct ops *o, struct requester *to)
 {
-	*to = (struct requester){.pid = from->pid, .pidfd = -1, .cgroup_fd = -1, .cred = from->cred,
-	                         .names_from_root = true, .pidns = from->pidns, .userns = from->userns,
-	                         .other_pidns = from->other_pidns};
-	/* Only host root starts jobs, so there are no id maps to copy. */
-	to->cred.uidmap = to->cred.gidmap = NULL;
-	if (from->pidfd >= 0 && (to->pidfd = fcntl(from->pidfd, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
-	return 0;
+	*to = (struct requester){.pid = getpid(), .pidfd = -1, .cgroup_fd = -1, .names_from_root = true,
+	                         .pidns = o->pidns, .userns = o->userns};
+	to->cred.uid = 0;
+	to->cred.gid = 0;
 }
 
-int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job, const struct requester *r,
+int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
                 sd_bus_message *reply_to, uint32_t *id)
 {
 	struct sd1_job *j = calloc(1, sizeof(*j));
-	if (!j || keep_requester(r, &j->req) < 0) {
-		free(j);
+	if (!j) {
 		ops_job_free(job);
 		return -ENOMEM;
 	}
+	daemon_requester(s->ops, &j->req);
 	j->s = s;
 	j->id = *id = ++s->next_job;
 	snprintf(j->unit, sizeof(j->unit), "%s", unit);

@@ -317,7 +317,7 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	sd1_unit_remove(s, u);
 	if (!job)
 		return reply_job_done(s, m, name);
-	if ((rc = sd1_job_run(s, name, job, r, NULL, &id)) < 0)
+	if ((rc = sd1_job_run(s, name, job, NULL, &id)) < 0)
 		return rc;
 	sd1_job_path(id, path);
 	return sd_bus_reply_method_return(m, "o", path);
@@ -345,7 +345,8 @@ static int m_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_error
 	if (st.slice || st.npids)
 		rc = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "property %s: only set when the unit starts",
 		                                st.slice ? "Slice" : "PIDs");
-	else if (values_of(u, &st, &values, &e) < 0 || (values.n && ops_key_set_values(s->ops, r, u->cgroup, &values, &e) < 0))
+	else if (values_of(u, &st, &values, &e) < 0 ||
+	         (values.n && ops_key_set_values(s->ops, r, u->cgroup, &values, &e) < 0))
 		rc = reply_error(m, &e);
 	else
 		rc = sd_bus_reply_method_return(m, "");
@@ -439,7 +440,7 @@ static int m_kill_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		return reply_error(m, &e);
 	if (!job)
 		return sd_bus_reply_method_return(m, "");
-	return sd1_job_run(s, name, job, r, m, &id);
+	return sd1_job_run(s, name, job, m, &id);
 }
 
 static int m_list_units(sd_bus_message *m, void *userdata, sd_bus_error *ret)

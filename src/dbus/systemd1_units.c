@@ -24,6 +24,8 @@ void sd1_requester_forget(struct systemd1 *s)
 		peer_requester_drop(&s->req);
 	sd_bus_message_unref(s->req_of);
 	s->req_of = NULL;
+	free(s->req_sender);
+	s->req_sender = NULL;
 }
 
 /*
@@ -83,11 +85,17 @@ static int read_requester(struct systemd1 *s, sd_bus_message *m, struct requeste
 
 const struct requester *sd1_requester(struct systemd1 *s, sd_bus_message *m, struct err *e)
 {
-	if (s->req_of != m) {
+	const char *sender = sd_bus_message_get_sender(m);
+	/* The bus gives a unique name to one connection only, and the credentials it vouches for are those of its
+	 * connect: a caller read once is the same for its next calls (its pidfd says when it is gone). */
+	bool same = s->req_of == m || (s->req_rc == 0 && s->req_sender && sender && strcmp(s->req_sender, sender) == 0);
+	if (!same) {
 		sd1_requester_forget(s);
 		s->req_of = sd_bus_message_ref(m);
 		s->req_err = (struct err){0};
 		s->req_rc = read_requester(s, m, &s->req, &s->req_err);
+		if (s->req_rc == 0 && sender)
+			s->req_sender = strdup(sender);
 	}
 	if (s->req_rc < 0) {
 		*e = s->req_err;

@@ -217,7 +217,10 @@ test_systemd1_bus_restart_reconnects() {
 	stop_pid "$SD1_DBUS_PID" 10 || true
 	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
 	local i
-	for i in $(seq 100); do grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" && break; sleep 0.05; done
+	for i in $(seq 100); do
+		grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" && break
+		sleep 0.05
+	done
 	grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" || fail "no log of the bus going away"
 	rm -f "$SD1_DIR/bus.sock"
 	SD1_DBUS_PID=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$SD1_DIR/bus.conf")

@@ -29,7 +29,11 @@ for _ in $(seq 100); do [ -S "$dir/bus.sock" ] && break; sleep 0.05; done
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/bus.sock
 # The system bus's default path leads there too, for programs started without the environment (conmon starts
 # crun so for podman): a tmpfs over /run/dbus, or a directory in our own /run.
-if [ -d /run/dbus ]; then mount -t tmpfs -o mode=0755 tmpfs /run/dbus; elif [ -n "$RUN_IS_OURS" ]; then mkdir /run/dbus; fi
+if [ -d /run/dbus ]; then
+	mount -t tmpfs -o mode=0755 tmpfs /run/dbus
+elif [ -n "$RUN_IS_OURS" ]; then
+	mkdir /run/dbus
+fi
 [ ! -d /run/dbus ] || ln -s "$dir/bus.sock" /run/dbus/system_bus_socket
 "$cgmanager" --socket "$dir/cgm.sock" --systemd1="$DBUS_SYSTEM_BUS_ADDRESS" --log-level info 2>>"$dir/daemon.log" &
 daemon=$!
