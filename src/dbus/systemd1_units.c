@@ -29,27 +29,27 @@ void sd1_requester_forget(struct systemd1 *s)
 }
 
 /*
- * The process of pid pinned, if it still runs as uid: the bus saw that uid when it connected. Its effective gid
- * is read there too, as a dbus-daemon gives none.
+ * The process of pid pinned (*fd; -1 on a kernel without pidfds, as peer.c takes it), if it still runs as uid:
+ * the bus saw that uid when it connected. Its effective gid is read there too, as a dbus-daemon gives none.
  */
-static int pin(pid_t pid, uid_t uid, gid_t *gid, struct err *e)
+static int pin(pid_t pid, uid_t uid, gid_t *gid, int *fd, struct err *e)
 {
 	struct proc_ids ids;
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0)
+	*fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*fd < 0 && errno != ENOSYS)
 		return err_errno(e, errno, "cannot pin the caller, pid %d", (int)pid);
-	if (proc_ids_read(pid, &ids, e) < 0) {
-		close(fd);
+	if (proc_ids_read(pid, &ids, e) < 0 || ids.uid[1] != uid) {
+		if (e->kind == ERR_NONE)
+			err_set(e, ERR_ACCESS, "pid %d, which the bus names as the caller, no longer runs as uid %u", (int)pid,
+			        (unsigned)uid);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 		return -1;
-	}
-	if (ids.uid[1] != uid) {
-		close(fd);
-		return err_set(e, ERR_ACCESS, "pid %d, which the bus names as the caller, no longer runs as uid %u",
-		               (int)pid, (unsigned)uid);
 	}
 	if (*gid == (gid_t)-1)
 		*gid = ids.gid[1];
-	return fd;
+	return 0;
 }
 
 static int read_requester(struct systemd1 *s, sd_bus_message *m, struct requester *r, struct err *e)
@@ -73,11 +73,12 @@ static int read_requester(struct systemd1 *s, sd_bus_message *m, struct requeste
 		return -1;
 	r->pid = pid;
 	r->cred.uid = uid;
-	if ((r->pidfd = pin(pid, uid, &gid, e)) < 0)
+	if (pin(pid, uid, &gid, &r->pidfd, e) < 0)
 		return -1;
 	r->cred.gid = gid;
 	if (requester_identify(s->ops, r, e) < 0) {
-		close(r->pidfd);
+		if (r->pidfd >= 0)
+			close(r->pidfd);
 		return -1;
 	}
 	return 0;
