@@ -440,7 +440,9 @@ static int m_kill_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		return reply_error(m, &e);
 	if (!job)
 		return sd_bus_reply_method_return(m, "");
-	return sd1_job_run(s, name, job, m, &id);
+	/* Answered when the job ends; 1 tells sd-bus the call is taken (0 would make it an unknown method). */
+	rc = sd1_job_run(s, name, job, m, &id);
+	return rc < 0 ? rc : 1;
 }
 
 static int m_list_units(sd_bus_message *m, void *userdata, sd_bus_error *ret)

@@ -292,3 +292,36 @@ test_v2_systemd1_podman_run_and_rm() {
 	sd1_bundle "$WORK/sd1-podman" crun
 	sd1_world "$WORK/sd1-podman" podman_steps.sh
 }
+
+# SetUnitProperties changes a running scope's limits and device rules through the key API; the unit's
+# properties say what was set; KillUnit signals its tasks; ResetFailedUnit knows it.
+test_systemd1_set_unit_properties_kill_unit() {
+	sd1_start
+	lane_files
+	sd1_spawn systemd-run --scope --unit=cgmtest-d -p MemoryMax=64M sleep 30
+	local pid=$SD1_SPAWNED unit=/org/freedesktop/systemd1/unit/cgmtest_2dd_2escope
+	sd1_wait_in system.slice/cgmtest-d.scope "$pid"
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 4 MemoryMax t 33554432 TasksMax t 8 \
+		DevicePolicy s strict DeviceAllow 'a(ss)' 1 /dev/null rw
+	expect_eq "$(cat "$(sb_path "$MH")/system.slice/cgmtest-d.scope/$MLIM")" 33554432 "$MLIM after SetUnitProperties"
+	expect_eq "$(cat "$(sb_path "$PH")/system.slice/cgmtest-d.scope/pids.max")" 8 "pids.max after SetUnitProperties"
+	if has_hierarchy devices; then
+		expect_eq "$(cat "$(sb_path devices)/system.slice/cgmtest-d.scope/devices.list")" "c 1:3 rw" \
+			"devices.list after DevicePolicy=strict DeviceAllow=/dev/null rw"
+	fi
+	local out
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 "$unit" \
+		org.freedesktop.systemd1.Scope DevicePolicy DeviceAllow)
+	expect_eq "$out" $'s "strict"\na(ss) 1 "/dev/null" "rw"' "DevicePolicy and DeviceAllow"
+	expect_refused "property PIDs: only set when the unit starts" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 1 PIDs au 1 "$pid"
+	expect_refused "property TasksMax: 4194305 is out of range" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 1 TasksMax t 4194305
+	expect_eq "$(cat "$(sb_path "$PH")/system.slice/cgmtest-d.scope/pids.max")" 8 "pids.max after a refused change"
+	expect_refused "Unit nosuch.scope not loaded" sd1_call SetUnitProperties 'sba(sv)' nosuch.scope true 0
+	expect_ok sd1_call ResetFailedUnit s cgmtest-d.scope
+	SD1_UID=65534 expect_refused "Access denied" sd1_call KillUnit ssi cgmtest-d.scope all 9
+	pid_gone "$pid" && fail "a refused KillUnit killed pid $pid"
+	expect_ok sd1_call KillUnit ssi cgmtest-d.scope all 9
+	pid_gone "$pid" || fail "pid $pid outlived KillUnit"
+}
