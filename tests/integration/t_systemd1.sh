@@ -209,6 +209,11 @@ test_systemd1_second_daemon_refused() {
 		fail "the second daemon did not say why: $(cat "$log")"
 	expect_eq "$(sd1_bus_owner)" "b true" "the name is still owned"
 	expect_ok sd1_call GetUnit s -.slice
+	# The first daemon answers, with the systemd release whose interface it follows first (runc parses it).
+	local version
+	version=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+		org.freedesktop.systemd1.Manager Version)
+	[[ $version =~ ^s\ \"252\ \(cgmanager\ [0-9.]+\)\"$ ]] || fail "Version is '$version'"
 }
 
 # The bus goes away: the daemon serves its socket on, and takes the name again on a new bus.
