@@ -2,9 +2,7 @@
  * org.freedesktop.systemd1.Manager as cgmanager serves it: transient scopes and slices, made, changed and
  * stopped through the key API's operations (names from the daemon's root), and the few lookups clients make.
  */
-#include <errno.h>
 #include <fnmatch.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +105,14 @@ static int values_of(struct sd1_unit *u, struct unit_settings *st, kvv *values, 
 		/* Every device denied, then the rules allowed: on v1 a cgroup keeps what it allowed before otherwise.
 		 * Unrestricted (auto, no entries): every device allowed again, as far as the parent allows. */
 		char *all = strdup("a");
-		if (!all || kvv_push(values, deny_all ? "devices_blacklist" : "devices_whitelist", all) < 0)
+		if (!all || kvv_push(values, deny_all ? "devices_blacklist" : "devices_whitelist", all) < 0) {
 			rc = err_set(e, ERR_FAILED, "out of memory");
-		else if (deny_all && rules[0] && kvv_push(values, "devices_whitelist", rules) == 0)
+		} else if (deny_all && rules[0]) {
+			/* kvv_push takes the rules, also when it fails. */
+			if (kvv_push(values, "devices_whitelist", rules) < 0)
+				rc = err_set(e, ERR_FAILED, "out of memory");
 			rules = NULL;
+		}
 	}
 	free(rules);
 	if (st->description) {
@@ -204,11 +206,11 @@ static int start_unit(struct systemd1 *s, const struct requester *r, const char 
 		return err_set(e, ERR_FAILED, "out of memory");
 	if (values_of(u, st, &values, e) < 0 || ops_key_create(s->ops, r, cg, NULL, &values, &created, e) < 0)
 		goto fail;
-	if (move_pids(s, r, cg, st, e) < 0 ||
-	    (st->delegate && ops_key_chown(s->ops, r, cg, r->cred.uid, r->cred.gid, e) < 0) ||
-	    (kind == UNIT_KIND_SCOPE && ops_remove_on_empty(s->ops, r, &s->ops->all, cg, e) < 0)) {
+	if ((kind == UNIT_KIND_SCOPE && ops_remove_on_empty(s->ops, r, &s->ops->all, cg, e) < 0) ||
+	    move_pids(s, r, cg, st, e) < 0 ||
+	    (st->delegate && ops_key_chown(s->ops, r, cg, r->cred.uid, r->cred.gid, e) < 0)) {
 		struct err ignored;
-		/* Back out: a pid moved in goes back out with its cgroup removed only if none was; else it stays. */
+		/* Back out: the scope goes now if no pid got in, else (remove-on-empty) once those that did have left. */
 		if (ops_key_delete_start(s->ops, r, cg, false, &job, &ignored) == 0)
 			ops_job_free(job);
 		goto fail;
