@@ -12,8 +12,9 @@ packages=(
 	strace                                                  # tests: what the daemon does meanwhile (t_faults)
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 	crun                                                    # lane v2: a rootless container in a delegated cgroup
-	dbus-daemon runc file                                   # t_systemd1: a private bus, runc --systemd-cgroup
-	                                                        # (systemd-run from systemd, busybox-static above)
+	dbus-daemon runc podman file                            # t_systemd1: a private bus, runc --systemd-cgroup,
+	                                                        # podman (lane v2; systemd-run from systemd,
+	                                                        # busybox-static and crun above)
 )
 missing=()
 for p in "${packages[@]}"; do
