@@ -13,7 +13,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${BUILD:-$here/../build}" && pwd)
-iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,ops,scale,events repeat=1
+iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,ops,scale,events,systemd1 repeat=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) iterations=5000 sizes=100,1000,10000 runs=200 ;;
@@ -79,5 +79,45 @@ if want events; then
 	echo
 	run_as 0 "" "$BENCH" events --socket "$SOCK" "${hier[@]}" --iterations "$((iterations < 1000 ? iterations : 1000))" ||
 		failed="$failed events"
+fi
+# p50_ms CMD...: runs CMD $runs times (as root from the sandbox root) and prints the median wall time in ms.
+p50_ms() {
+	local i t0 ts=()
+	for i in $(seq "$runs"); do
+		t0=$(date +%s%N)
+		run_as 0 "" "$@" >/dev/null 2>&1 || return 1
+		ts+=($(( $(date +%s%N) - t0 )))
+	done
+	printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1e6 }'
+}
+if want systemd1; then
+	# A private dbus-daemon and a daemon serving systemd1 on it, as t_systemd1 makes them.
+	sd1=$WORK/systemd1 bus=unix:path=$WORK/systemd1/bus.sock
+	mkdir -p "$sd1"
+	sed "s|@SOCKET@|$sd1/bus.sock|" "$here/../tests/integration/systemd1/bus.conf.in" >"$sd1/bus.conf"
+	bus_pid=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$sd1/bus.conf")
+	for _ in $(seq 100); do [ -S "$sd1/bus.sock" ] && break; sleep 0.05; done
+	DAEMON_LOG_LEVEL=warn daemon_spawn "$sd1/cgm.sock" "$sd1/daemon.log" --systemd1="$bus"
+	sd1_pid=$SPAWNED_PID
+	for _ in $(seq 100); do
+		busctl --address="$bus" call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
+			org.freedesktop.systemd1 2>/dev/null | grep -q true && break
+		sleep 0.05
+	done
+	echo "systemd1 interface: one client on a private dbus-daemon (bench/systemd1.c), $iterations iterations"
+	echo
+	run_as 0 "" "$BUILD/bench/cgm-bench-systemd1" --bus "$bus" --iterations "$iterations" || failed="$failed systemd1"
+	echo
+	# Whole processes, in a mount namespace whose /run/systemd/system says "systemd" (t_systemd1's ns.sh).
+	ns=(env DBUS_SYSTEM_BUS_ADDRESS="$bus" unshare -m --propagation private "$here/../tests/integration/systemd1/ns.sh")
+	whole=$(p50_ms "${ns[@]}" systemd-run --scope --quiet true) || failed="$failed systemd-run"
+	start=$(p50_ms "${ns[@]}" systemd-run --version) || failed="$failed systemd-run-version"
+	echo "| whole process (ms, p50 of $runs) | p50 |"
+	echo "|---|---|"
+	echo "| systemd-run --scope true | $whole |"
+	echo "| floor: the same process start, systemd-run --version | $start |"
+	echo
+	stop_pid "$sd1_pid" 10 || failed="$failed systemd1-daemon-exit"
+	stop_pid "$bus_pid" 10 || true
 fi
 [ -z "$failed" ] || { echo "failed:$failed" >&2; exit 1; }

@@ -13,6 +13,9 @@ packages=(
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 	crun                                                    # lane v2: a rootless container in a delegated cgroup
 	runc podman lxc uidmap                                  # t_runtimes: the runtimes in a login session's cgroups
+	dbus-daemon file                                        # t_systemd1: a private bus, runc --systemd-cgroup,
+	                                                        # podman (lane v2; systemd-run from systemd,
+	                                                        # busybox-static and crun above)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -12,6 +12,7 @@
 #include "dbus/conn.h"
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
+#include "dbus/systemd1.h"
 #include "ops/journal.h"
 #include "ops/ops.h"
 #include "ops/quota.h"
@@ -53,6 +54,10 @@ static void usage(FILE *f)
 	        "      --max-watches-per-connection N, --max-watches-per-uid N, --max-watches N\n"
 	        "                        cgroups a connection, a uid and everyone may follow\n"
 	        "                        with Watch, in each hierarchy (default %u, %u, %u)\n"
+	        "      --systemd1[=ADDRESS]\n"
+	        "                        also serve org.freedesktop.systemd1 (transient scopes\n"
+	        "                        and slices) on the message bus at ADDRESS (default\n"
+	        "                        " SYSTEMD1_DEFAULT_ADDRESS ")\n"
 	        "  -h, --help            show this help\n"
 	        "  -V, --version         show the version\n"
 	        "\n"
@@ -123,17 +128,19 @@ int main(int argc, char **argv)
 		{"max-connections-per-uid", required_argument, NULL, 'U'},
 		{"max-message-size", required_argument, NULL, 'M'},
 		{"max-watches-per-connection", required_argument, NULL, 'w'},
-		{"max-watches-per-uid", required_argument, NULL, 'W'}, {"max-watches", required_argument, NULL, 'T'}, {0},
+		{"max-watches-per-uid", required_argument, NULL, 'W'}, {"max-watches", required_argument, NULL, 'T'},
+		{"systemd1", optional_argument, NULL, 'Y'}, {0},
 	};
 	struct server_limits lim = {0};
 	struct watch_limits wlim = {0};
-	const char *socket_path = NULL;
+	const char *socket_path = NULL, *systemd1_address = NULL;
 	int level = LOG_LVL_INFO, c, rc = 1;
 	bool use_syslog = false;
 	unsigned max_cgroups = QUOTA_DEFAULT_CGROUPS, max_depth = QUOTA_DEFAULT_DEPTH;
 	struct ops o;
 	struct err e = {0};
 	struct server *srv = NULL;
+	struct systemd1 *sd1 = NULL;
 	ino_t sock_ino = 0;
 	char journal_path[PATH_MAX];
 	int lfd;
@@ -194,6 +201,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'Y':
+			systemd1_address = optarg && *optarg ? optarg : SYSTEMD1_DEFAULT_ADDRESS;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -253,7 +263,13 @@ int main(int argc, char **argv)
 	log_info("limits: %u connections (%u per uid but root), messages up to %zu bytes", lim.max_conns,
 	         lim.max_conns_per_uid, lim.max_message);
 	log_info("listening on %s", socket_path);
+	if (systemd1_address && !(sd1 = systemd1_new(&o, server_loop(srv), systemd1_address, &e))) {
+		log_error("systemd1: %s", e.msg);
+		server_free(srv);
+		goto out_sock;
+	}
 	rc = server_run(srv) < 0;
+	systemd1_free(sd1);
 	server_free(srv);
 out_sock:
 	listen_socket_remove(socket_path, sock_ino);

@@ -63,6 +63,11 @@ struct server {
 	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
 };
 
+struct loop *server_loop(struct server *s)
+{
+	return s->loop;
+}
+
 void *server_app(struct server *s)
 {
 	return s->app;

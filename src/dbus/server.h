@@ -44,6 +44,8 @@ void server_get_limits(struct server *s, struct server_limits *l);
 /* The default of max_conns under the current (soft) file descriptor limit. */
 unsigned server_default_max_conns(void);
 void *server_app(struct server *s);
+/* The server's event loop, for what else the daemon serves from it (dbus/systemd1.h). */
+struct loop *server_loop(struct server *s);
 /* Serves until SIGTERM or SIGINT; returns 0 on a clean stop. */
 int server_run(struct server *s);
 /*

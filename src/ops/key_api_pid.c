@@ -26,7 +26,11 @@ static int victim_name(struct ops *o, const struct requester *r, struct victim *
 	char vrel[CGNAME_MAX];
 	for (unsigned i = 0; i < o->all.n; i++) {
 		const struct hierarchy *h = o->all.h[i];
-		if (victim_rel(v, h, vrel, e) < 0 || victim_relative_name(v, h, vrel, &pc, name, e) < 0)
+		if (victim_rel(v, h, vrel, e) < 0)
+			goto out;
+		if (r->names_from_root)
+			memcpy(name, vrel, sizeof(name));
+		else if (victim_relative_name(v, h, vrel, &pc, name, e) < 0)
 			goto out;
 		if (!first_in) {
 			first_in = h->name;

@@ -50,6 +50,11 @@ struct requester {
 	 * the kernel's credential translation. NULL for plain calls.
 	 */
 	const struct requester *proxy;
+	/*
+	 * Names are relative to the daemon's root, not to the requester's cgroup: the systemd1 interface's
+	 * requesters, host root alone, whose unit names map beneath the root whatever cgroup they call from.
+	 */
+	bool names_from_root;
 	/* Filled by requester_identify (ops/identity.h). */
 	ino_t pidns, userns;
 	bool other_pidns; /* not in the daemon's pid namespace */

@@ -142,6 +142,8 @@ int target_resolve(const struct ops *o, const struct requester *r, const struct 
 	const char *why, *own = proc_cgroups_path(pc, h->id);
 	char clean[CGNAME_MAX], base[CGNAME_MAX];
 
+	if (r->names_from_root)
+		return target_resolve_abs(r, h, name, must_exist, t, e);
 	*t = (struct target){.h = h, .req_fd = -1, .fd = -1};
 	if (cgname_normalize(name, clean, &why) < 0 || leaf_named(h, clean, &why))
 		return name_refused(e, name, why);

@@ -1,0 +1,110 @@
+/*
+ * The systemd1 interface's jobs: a StopUnit or KillUnit that waits on the kernel (a kill until the tree is
+ * empty) is stepped from the loop, as dbus/deferred.c steps the key API's, and ends with JobRemoved or the
+ * call's reply. A job is done when its unit's cgroup is, so the result is always done or failed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dbus/deferred.h"
+#include "dbus/peer.h"
+#include "dbus/systemd1_internal.h"
+#include "util/list.h"
+#include "util/log.h"
+
+void sd1_job_path(uint32_t id, char out[64])
+{
+	snprintf(out, 64, SD1_JOB_PREFIX "%u", id);
+}
+
+void sd1_emit_job_removed(struct systemd1 *s, uint32_t id, const char *unit, const char *result)
+{
+	char path[64];
+	sd1_job_path(id, path);
+	if (!s->bus)
+		return;
+	int r = sd_bus_emit_signal(s->bus, SD1_PATH, SD1_MANAGER, "JobRemoved", "uoss", id, path, unit, result);
+	if (r < 0)
+		log_warn("systemd1: cannot send JobRemoved of job %u (%s): %s", id, unit, strerror(-r));
+}
+
+static void job_free(struct systemd1 *s, struct sd1_job *j)
+{
+	loop_timer_cancel(s->loop, &j->timer);
+	LIST_REMOVE(s->jobs, j, prev, next);
+	ops_job_free(j->job);
+	peer_requester_drop(&j->req);
+	sd_bus_message_unref(j->reply_to);
+	free(j);
+}
+
+static void job_end(struct sd1_job *j, int rc, const struct err *e)
+{
+	struct systemd1 *s = j->s;
+	/* A scope's cgroup also goes by itself once its last task has left (remove-on-empty): gone is done. */
+	if (rc < 0 && e->kind == ERR_NOT_FOUND)
+		rc = 0;
+	if (rc < 0)
+		log_info("systemd1: job %u of %s failed: %s", j->id, j->unit, e->msg);
+	if (j->reply_to) {
+		if (s->bus)
+			rc < 0 ? sd1_reply_error(j->reply_to, e) : sd_bus_reply_method_return(j->reply_to, "");
+	} else {
+		sd1_emit_job_removed(s, j->id, j->unit, rc < 0 ? "failed" : "done");
+	}
+	job_free(s, j);
+}
+
+static void job_step(void *owner, uint64_t now)
+{
+	struct sd1_job *j = owner;
+	struct err e = {0};
+	int rc = ops_job_step(j->s->ops, &j->req, j->job, &e);
+	if (rc == 0) {
+		j->delay = j->delay * 2 > DEFERRED_STEP_MAX_USEC ? DEFERRED_STEP_MAX_USEC : j->delay * 2;
+		loop_timer_set(j->s->loop, &j->timer, now + j->delay);
+		return;
+	}
+	job_end(j, rc < 0 ? -1 : 0, &e);
+}
+
+/*
+ * Who the job's steps act as: the daemon itself, host root, as systemd runs a job it accepted. The caller was
+ * host root when it was accepted, and need not wait for the end (busctl does not): its leaving must not fail it.
+ */
+static void daemon_requester(const struct ops *o, struct requester *to)
+{
+	*to = (struct requester){.pid = getpid(), .pidfd = -1, .cgroup_fd = -1, .names_from_root = true,
+	                         .pidns = o->pidns, .userns = o->userns};
+	to->cred.uid = 0;
+	to->cred.gid = 0;
+}
+
+int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
+                sd_bus_message *reply_to, uint32_t *id)
+{
+	struct sd1_job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		ops_job_free(job);
+		return -ENOMEM;
+	}
+	daemon_requester(s->ops, &j->req);
+	j->s = s;
+	j->id = *id = ++s->next_job;
+	snprintf(j->unit, sizeof(j->unit), "%s", unit);
+	j->job = job;
+	j->reply_to = reply_to ? sd_bus_message_ref(reply_to) : NULL;
+	j->delay = DEFERRED_STEP_USEC;
+	loop_timer_init(&j->timer, job_step, j);
+	loop_timer_set(s->loop, &j->timer, now_usec() + j->delay);
+	LIST_PREPEND(s->jobs, j, prev, next);
+	return 0;
+}
+
+void sd1_jobs_free(struct systemd1 *s)
+{
+	while (s->jobs)
+		job_free(s, s->jobs);
+}

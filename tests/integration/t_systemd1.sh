@@ -1,0 +1,332 @@
+# The org.freedesktop.systemd1 subset (cgmanager --systemd1, issue 16) with the real clients: a private
+# dbus-daemon on a socket of the test's own, a daemon serving systemd1 on it from the sandbox root (so the
+# units' cgroups are made beneath the sandbox), and the clients run in a private mount namespace where a
+# tmpfs over /run/systemd holds system/ (systemd1/ns.sh), with DBUS_SYSTEM_BUS_ADDRESS naming the private bus.
+
+SD1_DIR= SD1_BUS= SD1_DBUS_PID= SD1_PID=
+
+# sd1_start [OPTION...]: the private bus and a daemon owning org.freedesktop.systemd1 on it; ended on EXIT.
+sd1_start() {
+	local i
+	SD1_DIR=$WORK/sd1-$BASHPID
+	mkdir -p "$SD1_DIR"
+	SD1_BUS=unix:path=$SD1_DIR/bus.sock
+	sed "s|@SOCKET@|$SD1_DIR/bus.sock|" "$here/systemd1/bus.conf.in" >"$SD1_DIR/bus.conf"
+	trap sd1_cleanup EXIT
+	SD1_DBUS_PID=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$SD1_DIR/bus.conf")
+	for i in $(seq 100); do [ -S "$SD1_DIR/bus.sock" ] && break; sleep 0.05; done
+	DAEMON_LOG_LEVEL=info daemon_spawn "$SD1_DIR/cgm.sock" "$SD1_DIR/daemon.log" --systemd1="$SD1_BUS" "$@"
+	SD1_PID=$SPAWNED_PID
+	for i in $(seq 100); do
+		[ "$(sd1_bus_owner)" = "b true" ] && return 0
+		kill -0 "$SD1_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "no daemon owns org.freedesktop.systemd1 on $SD1_BUS: $(tail -20 "$SD1_DIR/daemon.log")"
+}
+
+sd1_bus_owner() {
+	busctl --address="$SD1_BUS" call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
+		org.freedesktop.systemd1 2>/dev/null
+}
+
+sd1_cleanup() {
+	local pid
+	for pid in "${SD1_CLIENTS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+	local rc=0
+	[ -z "$SD1_PID" ] || stop_pid "$SD1_PID" 10 || rc=$?
+	[ -z "$SD1_DBUS_PID" ] || stop_pid "$SD1_DBUS_PID" 10 || true
+	# A clean stop, also under the sanitizers (their findings end the daemon with another status).
+	if [ "$rc" != 0 ]; then
+		echo "  FAILED: the systemd1 daemon exited with status $rc: $(tail -40 "$SD1_DIR/daemon.log")" >&2
+		exit 1
+	fi
+}
+SD1_CLIENTS=()
+
+# sd1_client UID CMD...: CMD as UID from the sandbox root, in the private mount namespace, on the private bus.
+sd1_client() {
+	local uid=$1
+	shift
+	run_as 0 "" env DBUS_SYSTEM_BUS_ADDRESS="$SD1_BUS" unshare -m --propagation private "$here/systemd1/ns.sh" \
+		setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+}
+
+# sd1_spawn CMD...: the same as root, in the background; its pid (the one CMD runs as) in SD1_SPAWNED.
+sd1_spawn() {
+	(
+		_enter "$BASHPID" "" || exit 99
+		DBUS_SYSTEM_BUS_ADDRESS="$SD1_BUS" exec unshare -m --propagation private "$here/systemd1/ns.sh" "$@"
+	) >>"$SD1_DIR/clients.log" 2>&1 &
+	SD1_SPAWNED=$!
+	SD1_CLIENTS+=("$SD1_SPAWNED")
+}
+
+# sd1_call METHOD SIGNATURE ARGS...: a Manager call with busctl as uid ${SD1_UID:-0}.
+sd1_call() {
+	local m=$1
+	shift
+	run_as "${SD1_UID:-0}" "" busctl --address="$SD1_BUS" -- call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+		org.freedesktop.systemd1.Manager "$m" "$@"
+}
+
+# sd1_wait_in REL PID: PID is in sandbox cgroup REL of every hierarchy (within 5 s).
+sd1_wait_in() {
+	local rel=$1 pid=$2 i e dir
+	for i in $(seq 100); do
+		local all=1
+		for e in "${SB_DIRS[@]}"; do
+			dir=${e#*|}/$rel
+			grep -qx "$pid" "$dir/cgroup.procs" 2>/dev/null || { all=; break; }
+		done
+		[ -n "$all" ] && return 0
+		sleep 0.05
+	done
+	for e in "${SB_DIRS[@]}"; do
+		dir=${e#*|}/$rel
+		grep -qx "$pid" "$dir/cgroup.procs" 2>/dev/null || fail "pid $pid is not in ${e%%|*}:$rel: $(grep . \
+			"/proc/$pid/cgroup" 2>&1 | tr '\n' ' '); the clients said: $(tail -5 "$SD1_DIR/clients.log" 2>&1); the \
+			daemon: $(grep -v ' serving ' "$SD1_DIR/daemon.log" | tail -10)"
+	done
+}
+
+test_systemd1_systemd_run_scope_limits_and_placement() {
+	sd1_start
+	lane_files
+	sd1_spawn systemd-run --scope --unit=cgmtest-a -p MemoryMax=64M -p TasksMax=16 sleep 30
+	local pid=$SD1_SPAWNED
+	sd1_wait_in system.slice/cgmtest-a.scope "$pid"
+	local mem pids
+	mem=$(sb_path "$MH")/system.slice/cgmtest-a.scope
+	pids=$(sb_path "$PH")/system.slice/cgmtest-a.scope
+	expect_eq "$(cat "$mem/$MLIM")" 67108864 "$MLIM of the scope"
+	expect_eq "$(cat "$pids/pids.max")" 16 "pids.max of the scope"
+	# systemd-run itself became sleep in the scope, after the job's JobRemoved: it read InvocationID then.
+	expect_eq "$(tr '\0' '\n' <"/proc/$pid/environ" | grep -c '^INVOCATION_ID=[0-9a-f]\{32\}$')" 1 \
+		"INVOCATION_ID of the scope in sleep's environment"
+	local out
+	out=$(sd1_call GetUnit s cgmtest-a.scope)
+	expect_eq "$out" 'o "/org/freedesktop/systemd1/unit/cgmtest_2da_2escope"' "GetUnit"
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/cgmtest_2da_2escope org.freedesktop.systemd1.Scope ControlGroup)
+	expect_eq "$out" 's "/system.slice/cgmtest-a.scope"' "ControlGroup"
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/cgmtest_2da_2escope org.freedesktop.systemd1.Scope TasksCurrent)
+	expect_eq "$out" "t 1" "TasksCurrent"
+	# The scope goes with its last task.
+	kill -KILL "$pid"
+	local i
+	for i in $(seq 100); do [ -d "$mem" ] || break; sleep 0.05; done
+	expect_missing "$mem"
+	expect_exists "$(sb_path "$MH")/system.slice"
+}
+
+test_systemd1_systemd_run_nested_slice() {
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-b --slice=a-b sleep 30
+	local pid=$SD1_SPAWNED
+	sd1_wait_in a.slice/a-b.slice/cgmtest-b.scope "$pid"
+	# The slices are units too, each in its parent.
+	local out
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/a_2db_2eslice org.freedesktop.systemd1.Slice Slice ControlGroup)
+	expect_eq "$out" $'s "a.slice"\ns "/a.slice/a-b.slice"' "a-b.slice's Slice and ControlGroup"
+	out=$(sd1_call GetUnitByPID u "$pid")
+	expect_eq "$out" 'o "/org/freedesktop/systemd1/unit/cgmtest_2db_2escope"' "GetUnitByPID"
+	out=$(sd1_call ListUnits | tr ' ' '\n' | grep '^"\(-\|a\|a-b\)\.slice"\|^"cgmtest-b\.scope"' | sort -u | wc -l)
+	expect_eq "$out" 4 "units listed (-.slice, a.slice, a-b.slice, cgmtest-b.scope)"
+}
+
+# StopUnit kills what is in the scope and removes it; the job's end is checked in cgroupfs and in the JobRemoved
+# a busctl monitor saw. busctl call does not wait for the job: the job must not need its caller.
+test_systemd1_stop_unit_kills_and_removes() {
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-c sleep 30
+	local pid=$SD1_SPAWNED dir
+	sd1_wait_in system.slice/cgmtest-c.scope "$pid"
+	run_as 0 "" timeout 120 busctl --address="$SD1_BUS" --match="type='signal',member='JobRemoved'" monitor \
+		>"$SD1_DIR/monitor.log" 2>&1 &
+	local mon=$! i
+	SD1_CLIENTS+=("$mon")
+	# busctl says so once it monitors (the v2 VM takes seconds to get there).
+	for i in $(seq 400); do grep -q "Monitoring bus message stream" "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	local out
+	out=$(sd1_call StopUnit ss cgmtest-c.scope replace)
+	[[ $out =~ ^o\ \"/org/freedesktop/systemd1/job/[0-9]+\"$ ]] || fail "StopUnit answered '$out'"
+	for i in $(seq 100); do pid_gone "$pid" && break; sleep 0.05; done
+	pid_gone "$pid" || fail "pid $pid outlived StopUnit"
+	dir=$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/cgmtest-c.scope
+	for i in $(seq 100); do [ -d "$dir" ] || break; sleep 0.05; done
+	expect_missing "$dir"
+	for i in $(seq 200); do grep -q '"done"' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	grep -q 'STRING "cgmtest-c.scope";' "$SD1_DIR/monitor.log" && grep -q 'STRING "done";' "$SD1_DIR/monitor.log" ||
+		fail "no JobRemoved done for cgmtest-c.scope: $(cat "$SD1_DIR/monitor.log")"
+	expect_refused "Unit cgmtest-c.scope not loaded" sd1_call StopUnit ss cgmtest-c.scope replace
+}
+
+test_systemd1_refusals() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	# Only host root starts units, whatever the bus lets through. (dbus-daemon lets in only uids with a
+	# passwd entry: nobody's. gdbus, as busctl shows every AccessDenied as "Access denied".)
+	expect_refused "AccessDenied: only host root may start units, as of systemd's system manager; you are uid 65534" \
+		run_as 65534 "" gdbus call --address "$SD1_BUS" --dest org.freedesktop.systemd1 --object-path \
+		/org/freedesktop/systemd1 --method org.freedesktop.systemd1.Manager.StartTransientUnit x.scope fail \
+		"[('PIDs', <[uint32 $pid]>)]" "@a(sa(sv)) []"
+	expect_refused "unit name 'a b.scope' has a character" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' 'a b.scope' fail 1 PIDs au 1 "$pid" 0
+	expect_refused "slice name 'a--b.slice' has an empty part" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" Slice s a--b.slice 0
+	expect_refused "only scopes and slices" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.service fail 1 PIDs au 1 "$pid" 0
+	expect_refused "property MemoryMax: expects a value of type t, not s" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" MemoryMax s 64M 0
+	expect_refused "property TasksMax: 4194305 is out of range \(0 to 4194304" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" TasksMax t 4194305 0
+	expect_refused "scope x.scope has no PIDs" sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 0 0
+	# Nothing of the refused calls was made.
+	expect_missing "$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/x.scope"
+	# An unknown property is ignored, and logged once.
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" NoSuchProperty b true 0
+	sd1_wait_in system.slice/x.scope "$pid"
+	expect_refused "UnitExists|already loaded" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' x.scope fail 2 PIDs au 1 "$pid" NoSuchProperty b true 0
+	expect_eq "$(grep -c 'property NoSuchProperty is not known here; ignored' "$SD1_DIR/daemon.log")" 1 \
+		"log lines about NoSuchProperty"
+	end_pids "$pid"
+}
+
+# A second daemon is refused the name, and says so; the first keeps it.
+test_systemd1_second_daemon_refused() {
+	sd1_start
+	local log=$SD1_DIR/second.log
+	daemon_spawn "$SD1_DIR/second.sock" "$log" --systemd1="$SD1_BUS"
+	local pid=$SPAWNED_PID rc=0
+	wait "$pid" || rc=$?
+	expect_eq "$rc" 1 "the second daemon's exit status"
+	grep -q "org.freedesktop.systemd1 is owned already on the bus at $SD1_BUS" "$log" ||
+		fail "the second daemon did not say why: $(cat "$log")"
+	expect_eq "$(sd1_bus_owner)" "b true" "the name is still owned"
+	expect_ok sd1_call GetUnit s -.slice
+	# The first daemon answers, with the systemd release whose interface it follows first (runc parses it).
+	local version
+	version=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+		org.freedesktop.systemd1.Manager Version)
+	[[ $version =~ ^s\ \"252\ \(cgmanager\ [0-9.]+\)\"$ ]] || fail "Version is '$version'"
+}
+
+# The bus goes away: the daemon serves its socket on, and takes the name again on a new bus.
+test_systemd1_bus_restart_reconnects() {
+	sd1_start
+	stop_pid "$SD1_DBUS_PID" 10 || true
+	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
+	local i
+	for i in $(seq 100); do
+		grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" && break
+		sleep 0.05
+	done
+	grep -q "systemd1: the bus at $SD1_BUS went away" "$SD1_DIR/daemon.log" || fail "no log of the bus going away"
+	rm -f "$SD1_DIR/bus.sock"
+	SD1_DBUS_PID=$(spawn_as 0 "" dbus-daemon --nofork --nopidfile --config-file="$SD1_DIR/bus.conf")
+	for i in $(seq 200); do [ "$(sd1_bus_owner)" = "b true" ] && break; sleep 0.05; done
+	expect_eq "$(sd1_bus_owner)" "b true" "the name owned on the new bus"
+	expect_ok "$CGM" --socket "$SD1_DIR/cgm.sock" ping
+	expect_ok sd1_call GetUnit s -.slice
+}
+
+# sd1_bundle DIR: a busybox-static bundle in DIR/bundle (cgroupsPath system.slice:RUNTIME:cgmtest, memory 32M,
+# pids 64; RUNTIME as the first argument) and DIR/bus.conf for world.sh.
+sd1_bundle() {
+	local dir=$1 runtime=$2 b
+	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' || skip "no static busybox"
+	mkdir -p "$dir/bundle/rootfs/bin" "$dir/bundle/rootfs/proc" "$dir/bundle/rootfs/dev" "$dir/bundle/rootfs/sys"
+	sed "s|@SOCKET@|$dir/bus.sock|" "$here/systemd1/bus.conf.in" >"$dir/bus.conf"
+	cp /bin/busybox "$dir/bundle/rootfs/bin/"
+	for b in sh sleep; do ln -s busybox "$dir/bundle/rootfs/bin/$b"; done
+	(cd "$dir/bundle" && runc spec)
+	python3 - "$dir/bundle/config.json" "$runtime" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["sleep", "300"]
+c["linux"]["cgroupsPath"] = "system.slice:%s:cgmtest" % sys.argv[2]
+c["linux"].setdefault("resources", {}).update({"memory": {"limit": 33554432}, "pids": {"limit": 64}})
+json.dump(c, open(p, "w"))
+PY
+}
+
+# sd1_world DIR STEPS: runs systemd1/STEPS in a world of its own (systemd1/world.sh): a pid namespace whose
+# PID 1 is in the sandbox root, with the bus and a daemon; on cgroup2 alone PID 1 is in a cgroup of its own
+# (with the controllers a runtime delegates) and a cgroup namespace rooted there, /sys/fs/cgroup showing it
+# as the root (where runc, crun and podman look for the manager's cgroups). Fails with what the steps printed
+# and the daemon's log.
+sd1_world() {
+	local dir=$1 steps=$2 dirs world_cgroup= out rc=0
+	dirs=$(printf '%s\n' "${SB_DIRS[@]}")
+	if pure_v2; then
+		local w=sd1w-${steps%%_*}
+		expect_ok cgm_root new "$w" -c memory,pids,cpu,io,cpuset
+		world_cgroup=$(sb_path unified)/$w dirs="unified|/sys/fs/cgroup"
+	fi
+	out=$(run_as 0 "" env SB_DIRS="$dirs" BUNDLE="$dir/bundle" WORK_DIR="$dir" WORLD_CGROUP="$world_cgroup" \
+		timeout 600 unshare -m -p --fork --mount-proc --propagation private \
+		"$here/systemd1/world.sh" "$CGMANAGER" "$dir" "$here/systemd1/$steps" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "$steps (status $rc): $out; the daemon's log: $(tail -20 "$dir/daemon.log" 2>&1)"
+}
+
+# runc --systemd-cgroup: create, exec, update, pause/resume, kill and delete of a busybox container. runc finds
+# the manager's root as the cgroup of PID 1 (cgroup v1) or the root of /sys/fs/cgroup (cgroup2 alone): hence
+# the world of its own.
+test_systemd1_runc_container_lifecycle() {
+	command -v runc >/dev/null || skip "no runc"
+	sd1_bundle "$WORK/sd1-runc" runc
+	sd1_world "$WORK/sd1-runc" runc_steps.sh
+}
+
+# crun 1.8 refuses a hybrid host's layout, so it is tested on cgroup2 alone (lane v2).
+test_v2_systemd1_crun_container_lifecycle() {
+	command -v crun >/dev/null || skip "no crun"
+	sd1_bundle "$WORK/sd1-crun" crun
+	sd1_world "$WORK/sd1-crun" crun_steps.sh
+}
+
+test_v2_systemd1_podman_run_and_rm() {
+	command -v podman >/dev/null && command -v crun >/dev/null || skip "no podman or crun"
+	sd1_bundle "$WORK/sd1-podman" crun
+	sd1_world "$WORK/sd1-podman" podman_steps.sh
+}
+
+# SetUnitProperties changes a running scope's limits and device rules through the key API; the unit's
+# properties say what was set; KillUnit signals its tasks; ResetFailedUnit knows it.
+test_systemd1_set_unit_properties_kill_unit() {
+	sd1_start
+	lane_files
+	sd1_spawn systemd-run --scope --unit=cgmtest-d -p MemoryMax=64M sleep 30
+	local pid=$SD1_SPAWNED unit=/org/freedesktop/systemd1/unit/cgmtest_2dd_2escope
+	sd1_wait_in system.slice/cgmtest-d.scope "$pid"
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 4 MemoryMax t 33554432 TasksMax t 8 \
+		DevicePolicy s strict DeviceAllow 'a(ss)' 1 /dev/null rw
+	expect_eq "$(cat "$(sb_path "$MH")/system.slice/cgmtest-d.scope/$MLIM")" 33554432 "$MLIM after SetUnitProperties"
+	expect_eq "$(cat "$(sb_path "$PH")/system.slice/cgmtest-d.scope/pids.max")" 8 "pids.max after SetUnitProperties"
+	if has_hierarchy devices; then
+		expect_eq "$(cat "$(sb_path devices)/system.slice/cgmtest-d.scope/devices.list")" "c 1:3 rw" \
+			"devices.list after DevicePolicy=strict DeviceAllow=/dev/null rw"
+	fi
+	local out
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 "$unit" \
+		org.freedesktop.systemd1.Scope DevicePolicy DeviceAllow)
+	expect_eq "$out" $'s "strict"\na(ss) 1 "/dev/null" "rw"' "DevicePolicy and DeviceAllow"
+	expect_refused "property PIDs: only set when the unit starts" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 1 PIDs au 1 "$pid"
+	expect_refused "property TasksMax: 4194305 is out of range" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-d.scope true 1 TasksMax t 4194305
+	expect_eq "$(cat "$(sb_path "$PH")/system.slice/cgmtest-d.scope/pids.max")" 8 "pids.max after a refused change"
+	expect_refused "Unit nosuch.scope not loaded" sd1_call SetUnitProperties 'sba(sv)' nosuch.scope true 0
+	expect_ok sd1_call ResetFailedUnit s cgmtest-d.scope
+	SD1_UID=65534 expect_refused "Access denied" sd1_call KillUnit ssi cgmtest-d.scope all 9
+	pid_gone "$pid" && fail "a refused KillUnit killed pid $pid"
+	expect_ok sd1_call KillUnit ssi cgmtest-d.scope all 9
+	pid_gone "$pid" || fail "pid $pid outlived KillUnit"
+}
