@@ -489,3 +489,62 @@ print(r if r > 0 else "clone3: " + os.strerror(ctypes.get_errno()), flush=True)
 	pam_teardown
 	[[ "$where" != */user/$PAM_USER1/* ]] || fail "root's process $victim, which took the pid of the user's killed su, was moved into ${where#*:*:}"
 }
+
+# A user cannot signal the root helper, but the terminal can: su run from a terminal is in its foreground process
+# group, and so is the helper it forks, which a ^C, a ^Z or a hangup reaches whatever its uids. Here the user's own
+# pty (python's pty.fork, su its session leader) and the user killing su, which hangs the terminal up: the kernel
+# sends SIGHUP to the foreground group. strace holds the helper after the Chown (at its 8th sendmsg, the first
+# RemoveOnEmpty), so the session it made is the user's delegated cgroup, unmarked and entered by nothing: it must
+# not be left behind to count against the user's sessions (found by the review of 33eb357).
+test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
+	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	local su_pid helper ud=$(sb_path "$MH")/user/$PAM_USER1
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$SOCK" >"$PW/svc.su"
+	cat >"$PW/su-pty.py" <<-'PY'
+		import os, pty, sys
+		pid, fd = pty.fork()
+		if pid == 0:
+		    os.execvp("su", ["su", sys.argv[2], "-c", "exec sleep 600"])
+		with open(sys.argv[1] + ".tmp", "w") as f:
+		    f.write(str(pid))
+		os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+		while True:
+		    try:
+		        if not os.read(fd, 1024):
+		            break
+		    except OSError:
+		        break
+		os.waitpid(pid, 0)
+	PY
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=8 -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- /usr/bin/python3 "$PW/su-pty.py" \\
+			"$PW/su/pid" $PAM_USER1
+	NS
+	chmod 755 "$PW/su-ns.sh" && chmod 644 "$PW/su-pty.py"
+	mkdir "$PW/su" && chown "$TEST_UID" "$PW/su"
+	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su" 2>&1 &
+	PAM_HELD+=("$!")
+	wait_until 10 sh -c "[ \"\$(stat -c %u '$ud/0/delegated' 2>/dev/null)\" = $TEST_UID ]" ||
+		{ fail "su's session made no delegated cgroup: $(cat "$PW/out.su")"; return 1; }
+	su_pid=$(cat "$PW/su/pid")
+	helper=$(pgrep -P "$su_pid" | head -1)
+	[ -n "$su_pid" ] && [ -n "$helper" ] || { fail "no su ($su_pid) with a helper ($helper)"; return 1; }
+	run_as "$TEST_UID" "" kill -KILL "$su_pid" || fail "uid $TEST_UID may not kill its su $su_pid"
+	wait_until 15 pid_gone "$helper" || true
+	local helper_gone; helper_gone=$(pid_gone "$helper" && echo yes || echo no)
+	wait_until 10 pam_none_running || true
+	local left; left=$(pam_gone "$PAM_USER1" || find "$ud" -mindepth 1 -type d -printf '%P/ ')
+	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
+	pam_teardown
+	[ -z "$left" ] || fail "the hang-up of su's terminal (helper ended: $helper_gone) left user/$PAM_USER1 and in it $left behind (syslog: '$(pam_log_lines)')"
+}
