@@ -548,3 +548,53 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 	pam_teardown
 	[ -z "$left" ] || fail "the hang-up of su's terminal (helper ended: $helper_gone) left user/$PAM_USER1 and in it $left behind (syslog: '$(pam_log_lines)')"
 }
+
+# The helper keeps its connection (root's: every uid of it is) while it waits for the application's word, and
+# waits for as long as the application lives. su keeps the invoker's real uid, so the user may stop su once the
+# helper is under way (strace holds the helper at its 3rd sendmsg meanwhile): each stopped su then holds one root
+# connection for good, counted against no user's --max-connections-per-uid and taking the slots kept for root.
+# A daemon of the test's own with --max-connections 2; two su's stopped so must still leave root's ping answered
+# (found by the review of 33eb357).
+test_pam_su_stopped_mid_open_holds_no_root_connection() {
+	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	local dir=$WORK/stopped sock=$WORK/stopped/sock daemon i tracers=() sus=() helper ping=answered
+	mkdir -p "$dir" && chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/stopped.log" --max-connections 2
+	daemon=$SPAWNED_PID
+	wait_until 5 "$CGM" --socket "$sock" ping || { fail "no daemon on $sock: $(cat "$WORK/stopped.log")"; return 1; }
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$sock" >"$PW/svc.su"
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=2000000:when=3 -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
+	NS
+	chmod 755 "$PW/su-ns.sh"
+	for i in 1 2; do
+		(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su$i" 2>&1 &
+		PAM_HELD+=("$!")
+		tracers+=("$!")
+		wait_until 10 sh -c "pgrep -P \$(pgrep -P $! -x su) >/dev/null" ||
+			{ fail "su $i started no helper: $(cat "$PW/out.su$i")"; break; }
+		sus+=("$(pgrep -P "$!" -x su)")
+		# The user stops its su while the helper is held; the helper goes on, reports, and waits.
+		run_as "$TEST_UID" "" kill -STOP "${sus[-1]}" || fail "uid $TEST_UID may not stop its su ${sus[-1]}"
+	done
+	sleep 3
+	"$CGM" --socket "$sock" ping >/dev/null 2>&1 || ping="refused: $("$CGM" --socket "$sock" ping 2>&1 || true)"
+	# Continued and killed, each su's helper sees its application gone and undoes its session.
+	for i in "${sus[@]}"; do kill -CONT "$i"; kill -KILL "$i"; done
+	wait_until 15 pam_none_running || true
+	for i in "${tracers[@]}"; do end_pids "$i"; done
+	stop_pid "$daemon"
+	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
+	pam_teardown
+	expect_eq "$ping" answered "root's ping with uid $TEST_UID's two su's stopped mid-open"
+}
