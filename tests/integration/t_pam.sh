@@ -557,8 +557,9 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 # waits for as long as the application lives. su keeps the invoker's real uid, so the user may stop su once the
 # helper is under way (strace holds the helper at its 3rd sendmsg meanwhile): each stopped su then holds one root
 # connection for good, counted against no user's --max-connections-per-uid and taking the slots kept for root.
-# A daemon of the test's own with --max-connections 2; two su's stopped so must still leave root's ping answered
-# (found by the review of 33eb357).
+# A daemon of the test's own with --max-connections 2; two su's stopped so must still leave root's ping answered,
+# and the user's next session (a root application's) in its cgroup, not opened without one as for a daemon out of
+# reach (found by the review of 33eb357).
 test_pam_su_stopped_mid_open_holds_no_root_connection() {
 	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
 	command -v strace >/dev/null || skip "strace is not installed"
@@ -595,6 +596,10 @@ test_pam_su_stopped_mid_open_holds_no_root_connection() {
 	done
 	sleep 3
 	"$CGM" --socket "$sock" ping >/dev/null 2>&1 || ping="refused: $("$CGM" --socket "$sock" ping 2>&1 || true)"
+	# Meanwhile a session of a root application (pamtester, as sshd would be) opens for the user: without a cgroup
+	# when the daemon is out of reach, outside user/NAME's limits.
+	pam_run esc "$PAM_USER1" "socket=$sock"
+	local escaped; escaped=$(pam_log_lines | grep -F "opens without a cgroup" || true)
 	# Continued and killed, each su's helper sees its application gone and undoes its session.
 	for i in "${sus[@]}"; do kill -CONT "$i"; kill -KILL "$i"; done
 	wait_until 15 pam_none_running || true
@@ -602,5 +607,7 @@ test_pam_su_stopped_mid_open_holds_no_root_connection() {
 	stop_pid "$daemon"
 	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
 	pam_teardown
-	expect_eq "$ping" answered "root's ping with uid $TEST_UID's two su's stopped mid-open"
+	local ok=0; expect_eq "$ping" answered "root's ping with uid $TEST_UID's two su's stopped mid-open" || ok=1
+	[ -z "$escaped" ] || fail "the user's next session opened without a cgroup: $escaped" || ok=1
+	return $ok
 }
