@@ -531,8 +531,8 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 		mount --bind "$PW/passwd" /etc/passwd
 		mount --bind "$PW/group" /etc/group
 		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=8 -- \\
-			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- /usr/bin/python3 "$PW/su-pty.py" \\
-			"$PW/su/pid" $PAM_USER1
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- \\
+			/usr/bin/python3 "$PW/su-pty.py" "$PW/su/pid" $PAM_USER1
 	NS
 	chmod 755 "$PW/su-ns.sh" && chmod 644 "$PW/su-pty.py"
 	mkdir "$PW/su" && chown "$TEST_UID" "$PW/su"
@@ -550,7 +550,8 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 	local left; left=$(pam_gone "$PAM_USER1" || find "$ud" -mindepth 1 -type d -printf '%P/ ')
 	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
 	pam_teardown
-	[ -z "$left" ] || fail "the hang-up of su's terminal (helper ended: $helper_gone) left user/$PAM_USER1 and in it $left behind (syslog: '$(pam_log_lines)')"
+	[ -z "$left" ] || fail "the hang-up of su's terminal (helper ended: $helper_gone) left user/$PAM_USER1 and" \
+		"in it $left behind (syslog: '$(pam_log_lines)')"
 }
 
 # The helper keeps its connection (root's: every uid of it is) while it waits for the application's word, and
@@ -570,7 +571,8 @@ test_pam_su_stopped_mid_open_holds_no_root_connection() {
 	mkdir -p "$dir" && chmod 1777 "$dir"
 	daemon_spawn "$sock" "$WORK/stopped.log" --max-connections 2
 	daemon=$SPAWNED_PID
-	wait_until 5 "$CGM" --socket "$sock" ping || { fail "no daemon on $sock: $(cat "$WORK/stopped.log")"; return 1; }
+	wait_until 5 "$CGM" --socket "$sock" ping ||
+		{ fail "no daemon on $sock: $(cat "$WORK/stopped.log")"; return 1; }
 	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
 		"$PAM_MODULE" "$sock" >"$PW/svc.su"
 	cat >"$PW/su-ns.sh" <<-NS
@@ -588,6 +590,7 @@ test_pam_su_stopped_mid_open_holds_no_root_connection() {
 		(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su$i" 2>&1 &
 		PAM_HELD+=("$!")
 		tracers+=("$!")
+		disown "$!" # ended by pid below, without bash reporting it killed
 		wait_until 10 sh -c "pgrep -P \$(pgrep -P $! -x su) >/dev/null" ||
 			{ fail "su $i started no helper: $(cat "$PW/out.su$i")"; break; }
 		sus+=("$(pgrep -P "$!" -x su)")
