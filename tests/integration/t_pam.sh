@@ -491,3 +491,126 @@ print(r if r > 0 else "clone3: " + os.strerror(ctypes.get_errno()), flush=True)
 	pam_teardown
 	[[ "$where" != */user/$PAM_USER1/* ]] || fail "root's process $victim, which took the pid of the user's killed su, was moved into ${where#*:*:}"
 }
+
+# A user cannot signal the root helper, but the terminal can: su run from a terminal is in its foreground process
+# group, and so is the helper it forks, which a ^C, a ^Z or a hangup reaches whatever its uids. Here the user's own
+# pty (python's pty.fork, su its session leader) and the user killing su, which hangs the terminal up: the kernel
+# sends SIGHUP to the foreground group. strace holds the helper after the Chown (at its 8th sendmsg, the first
+# RemoveOnEmpty), so the session it made is the user's delegated cgroup, unmarked and entered by nothing: it must
+# not be left behind to count against the user's sessions (found by the review of 33eb357).
+test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
+	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	# su is setuid: the loader ignores LD_PRELOAD, so it cannot load a sanitizer build's module (lane host-asan).
+	[ -z "$PAM_PRELOAD" ] || skip "setuid su cannot load the sanitizer build's pam_cgm.so"
+	local su_pid helper ud=$(sb_path "$MH")/user/$PAM_USER1
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$SOCK" >"$PW/svc.su"
+	cat >"$PW/su-pty.py" <<-'PY'
+		import os, pty, sys
+		pid, fd = pty.fork()
+		if pid == 0:
+		    os.execvp("su", ["su", sys.argv[2], "-c", "exec sleep 600"])
+		with open(sys.argv[1] + ".tmp", "w") as f:
+		    f.write(str(pid))
+		os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+		while True:
+		    try:
+		        if not os.read(fd, 1024):
+		            break
+		    except OSError:
+		        break
+		os.waitpid(pid, 0)
+	PY
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=8 -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- \\
+			/usr/bin/python3 "$PW/su-pty.py" "$PW/su/pid" $PAM_USER1
+	NS
+	chmod 755 "$PW/su-ns.sh" && chmod 644 "$PW/su-pty.py"
+	mkdir "$PW/su" && chown "$TEST_UID" "$PW/su"
+	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su" 2>&1 &
+	PAM_HELD+=("$!")
+	wait_until 10 sh -c "[ \"\$(stat -c %u '$ud/0/delegated' 2>/dev/null)\" = $TEST_UID ]" ||
+		{ fail "su's session made no delegated cgroup: $(cat "$PW/out.su")"; return 1; }
+	su_pid=$(cat "$PW/su/pid")
+	helper=$(pgrep -P "$su_pid" | head -1)
+	[ -n "$su_pid" ] && [ -n "$helper" ] || { fail "no su ($su_pid) with a helper ($helper)"; return 1; }
+	run_as "$TEST_UID" "" kill -KILL "$su_pid" || fail "uid $TEST_UID may not kill its su $su_pid"
+	wait_until 15 pid_gone "$helper" || true
+	local helper_gone; helper_gone=$(pid_gone "$helper" && echo yes || echo no)
+	wait_until 10 pam_none_running || true
+	local left; left=$(pam_gone "$PAM_USER1" || find "$ud" -mindepth 1 -type d -printf '%P/ ')
+	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
+	pam_teardown
+	[ -z "$left" ] || fail "the hang-up of su's terminal (helper ended: $helper_gone) left user/$PAM_USER1 and" \
+		"in it $left behind (syslog: '$(pam_log_lines)')"
+}
+
+# The helper keeps its connection (root's: every uid of it is) while it waits for the application's word, and
+# waits for as long as the application lives. su keeps the invoker's real uid, so the user may stop su once the
+# helper is under way (strace holds the helper at its 3rd sendmsg meanwhile): each stopped su then holds one root
+# connection for good, counted against no user's --max-connections-per-uid and taking the slots kept for root.
+# A daemon of the test's own with --max-connections 2; two su's stopped so must still leave root's ping answered,
+# and the user's next session (a root application's) in its cgroup, not opened without one as for a daemon out of
+# reach (found by the review of 33eb357).
+test_pam_su_stopped_mid_open_holds_no_root_connection() {
+	command -v su >/dev/null && [ -u "$(command -v su)" ] || skip "no setuid su"
+	command -v strace >/dev/null || skip "strace is not installed"
+	pam_setup
+	# su is setuid: the loader ignores LD_PRELOAD, so it cannot load a sanitizer build's module (lane host-asan).
+	[ -z "$PAM_PRELOAD" ] || skip "setuid su cannot load the sanitizer build's pam_cgm.so"
+	local dir=$WORK/stopped sock=$WORK/stopped/sock daemon i tracers=() sus=() ping=answered
+	mkdir -p "$dir" && chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/stopped.log" --max-connections 2
+	daemon=$SPAWNED_PID
+	wait_until 5 "$CGM" --socket "$sock" ping ||
+		{ fail "no daemon on $sock: $(cat "$WORK/stopped.log")"; return 1; }
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$sock" >"$PW/svc.su"
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=2000000:when=3 -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
+	NS
+	chmod 755 "$PW/su-ns.sh"
+	for i in 1 2; do
+		(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su$i" 2>&1 &
+		PAM_HELD+=("$!")
+		tracers+=("$!")
+		disown "$!" # ended by pid below, without bash reporting it killed
+		wait_until 10 sh -c "pgrep -P \$(pgrep -P $! -x su) >/dev/null" ||
+			{ fail "su $i started no helper: $(cat "$PW/out.su$i")"; break; }
+		sus+=("$(pgrep -P "$!" -x su)")
+		# The user stops its su while the helper is held; the helper goes on, reports, and waits.
+		run_as "$TEST_UID" "" kill -STOP "${sus[-1]}" || fail "uid $TEST_UID may not stop its su ${sus[-1]}"
+	done
+	sleep 3
+	"$CGM" --socket "$sock" ping >/dev/null 2>&1 || ping="refused: $("$CGM" --socket "$sock" ping 2>&1 || true)"
+	# Meanwhile a session of a root application (pamtester, as sshd would be) opens for the user: without a cgroup
+	# when the daemon is out of reach, outside user/NAME's limits.
+	pam_run esc "$PAM_USER1" "socket=$sock"
+	local escaped; escaped=$(pam_log_lines | grep -F "opens without a cgroup" || true)
+	# Continued and killed, each su's helper sees its application gone and undoes its session.
+	for i in "${sus[@]}"; do kill -CONT "$i"; kill -KILL "$i"; done
+	wait_until 15 pam_none_running || true
+	for i in "${tracers[@]}"; do end_pids "$i"; done
+	stop_pid "$daemon"
+	cgm_root delete -f "user/$PAM_USER1" >/dev/null 2>&1 || true
+	pam_teardown
+	local ok=0; expect_eq "$ping" answered "root's ping with uid $TEST_UID's two su's stopped mid-open" || ok=1
+	[ -z "$escaped" ] || fail "the user's next session opened without a cgroup: $escaped" || ok=1
+	return $ok
+}
