@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +60,20 @@ static void prepare(cgm_client *c, const char *controllers, const struct passwd 
 	}
 }
 
+/* How long the child waits for the application's word after its report: a stopped application does not hold it. */
+#define ANSWER_TIMEOUT_MS 60000
+
+/* The application's word: 'k' when it is in the session; false for anything else, its end, or no word in time. */
+static bool kept(int down)
+{
+	struct pollfd p = {.fd = down, .events = POLLIN};
+	char word = 0;
+	int r;
+	while ((r = poll(&p, 1, ANSWER_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	return r == 1 && transfer(down, &word, 1, false) && word == 'k';
+}
+
 /* The child: prepares the session, reports it up, and undoes it unless the application says it is in. */
 static void child(int up, int down, const char *socket, const char *controllers, const struct passwd *pw,
                   const struct pam_cgm_limits *limits)
@@ -66,15 +81,16 @@ static void child(int up, int down, const char *socket, const char *controllers,
 	struct report rep = {.outcome = PAM_CGM_FAILED};
 	cgm_client *c = NULL;
 	cgm_error err = {0};
-	char word = 0;
 	int r;
 
 	/*
-	 * No longer the signal target of a user who shares the application's real uid: it always answers, and
-	 * undoes what it made when the application says so or is gone (its end of the pipe closed).
+	 * Out of reach of a user who shares the application's real uid (su, sudo): a session and process group of
+	 * its own, so that no terminal's hang-up, ^C or ^Z reaches it, and every uid root's, so that no kill does.
+	 * It always answers, and undoes what it made unless the application says it is in.
 	 */
+	setsid();
 	signal(SIGPIPE, SIG_IGN); /* a gone application is an answer (EPIPE), not this process's end */
-	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0) {
+	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
 		snprintf(rep.text, sizeof(rep.text), "cannot make pam_cgm's helper process root's: %s", strerror(errno));
 		transfer(up, &rep, sizeof(rep), true);
 		return;
@@ -88,12 +104,16 @@ static void child(int up, int down, const char *socket, const char *controllers,
 		return;
 	}
 	prepare(c, controllers, pw, limits, &rep);
-	if (rep.outcome == PAM_CGM_OPENED &&
-	    (!transfer(up, &rep, sizeof(rep), true) || !transfer(down, &word, 1, false) || word != 'k'))
-		pam_cgm_session_undo(c, controllers, rep.text);
-	else if (rep.outcome != PAM_CGM_OPENED)
-		transfer(up, &rep, sizeof(rep), true);
+	/* Its connection is root's: closed before the wait, so that a stopped application holds none. */
 	cgm_disconnect(c);
+	if (rep.outcome != PAM_CGM_OPENED) {
+		transfer(up, &rep, sizeof(rep), true);
+		return;
+	}
+	if ((!transfer(up, &rep, sizeof(rep), true) || !kept(down)) && cgm_connect(socket, &c, NULL) == 0) {
+		pam_cgm_session_undo(c, controllers, rep.text);
+		cgm_disconnect(c);
+	}
 }
 
 /* One attempt: the child prepares, the application enters. */
