@@ -33,7 +33,7 @@ same_on_every_hierarchy+='|move_down_into_a_delegated_child'
 same_on_every_hierarchy+='|completion_|install_'
 # pam_cgm's arguments, its failure policy, its layout of sessions and cgm's version and JSON typing are one code
 # for every hierarchy; lane v2 keeps the PAM cases that look at cgroup2 (controllers, the leaf, limits).
-same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments|failed_open|group_limit|su_killed|user_cgroup_removed)|cgm_version|cgm_json'
+same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal|bad_arguments|failed_open|group_limit|su_|user_cgroup_removed)|cgm_version|cgm_json'
 # Rootful runc in a session checks v1's memory and pids hierarchies, which the VM has not; lane v2 runs the
 # rootless runtimes in a session (test_v2_session_*).
 same_on_every_hierarchy+='|session_rootful_'
