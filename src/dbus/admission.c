@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "cgfs/proc.h"
 #include "dbus/peer.h"
 
 struct uid_slot {
@@ -99,9 +100,24 @@ static const char *refusal(struct admission *a, uid_t uid, struct uid_slot *u)
 	return NULL;
 }
 
+/*
+ * Root's connections by its effective uid, unless the process runs for a user: a set-uid-root program the user
+ * started (su, sudo) keeps the user's real uid, and the user may stop it; it is charged to that user, or a user
+ * with enough of them stopped would hold the connections kept for root. Its requests are still root's.
+ */
+static uid_t admitted_as(pid_t pid, uid_t uid)
+{
+	struct proc_ids ids;
+	struct err ignored;
+	if (uid != 0 || pid <= 0 || proc_ids_read(pid, &ids, &ignored) < 0)
+		return uid;
+	return ids.uid[0];
+}
+
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why)
 {
 	/* Read from /proc outside the lock: the serving thread may be waiting for it. */
+	uid = admitted_as(pid, uid);
 	uint64_t account = uid == 0 ? 0 : peer_account(pid, uid, a->userns);
 	pthread_mutex_lock(&a->lock);
 	struct uid_slot *u = slot_get(a, account);

@@ -191,3 +191,26 @@ test_protocol_connection_of_an_exited_process_serves_nothing() {
 	[[ $(cat "$dir/out") == "error org.freedesktop.DBus.Error.AccessDenied: the process that opened this connection (pid "*") has exited" ]] ||
 		fail "the orphaned client got: $(cat "$dir/out")"
 }
+
+# A set-uid-root program the user starts (su, sudo, here a set-uid copy of python3) connects as root but keeps
+# the user's real uid, and the user may stop it: its connections count as the user's, so that a user holding
+# many of them neither passes its own cap nor takes the connections kept for root (found by the review of
+# pam_cgm's fixes: stopped su's held them). Its requests stay root's.
+test_protocol_set_uid_root_connections_count_as_the_user_s() {
+	local dir=$WORK/suidconn sock=$WORK/suidconn/sock py out
+	mkdir -p "$dir/bin"
+	chmod 1777 "$dir"
+	chmod 755 "$dir/bin"
+	py=$dir/bin/python3
+	cp "$(readlink -f /usr/bin/python3)" "$py" && chown 0:0 "$py" && chmod 4755 "$py"
+	daemon_spawn "$sock" "$WORK/suidconn.log" --max-connections 40 --max-connections-per-uid 3
+	wait_until 5 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/suidconn.log")"
+	expect_eq "$(run_as "$TEST_UID" "" "$py" -c 'import os; print(os.geteuid(), os.getuid())')" "0 $TEST_UID" \
+		"the set-uid copy's uids"
+	run_as "$TEST_UID" "" "$py" "$here/raw_client.py" "$sock" hold 40 8 >"$dir/held" &
+	SB_PIDS+=("$!")
+	wait_until 10 grep -q admitted "$dir/held" || fail "the holder did not connect"
+	expect_eq "$(cat "$dir/held")" "3 admitted" "connections of uid $TEST_UID's set-uid-root program"
+	out=$("$CGM" --socket "$sock" ping 2>&1) || fail "root's ping while the user holds set-uid connections: $out"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/suidconn.log")"
+}
