@@ -330,3 +330,51 @@ test_systemd1_set_unit_properties_kill_unit() {
 	expect_ok sd1_call KillUnit ssi cgmtest-d.scope all 9
 	pid_gone "$pid" || fail "pid $pid outlived KillUnit"
 }
+
+# The bus vouches for the uid a caller connected with; the pid it names may run with another euid later. A
+# nobody connects, then execs su (setuid root, waiting for a password) while a child of it calls StopUnit on
+# the same connection: the caller is still nobody, and root's scope must stay.
+test_systemd1_setuid_exec_after_connect_is_not_root() {
+	sd1_start
+	local pid out
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-e.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-e.scope "$pid"
+	out=$(run_as 65534 "" timeout 30 /usr/bin/python3 "$here/systemd1/exec_setuid_caller.py" "$SD1_BUS" \
+		cgmtest-e.scope su root -c true 2>&1) || true
+	sleep 0.5
+	pid_gone "$pid" && fail "nobody stopped root's scope by exec'ing su after connecting (it said: $out)"
+	[[ $out == *"refused: org.freedesktop.DBus.Error.AccessDenied: "* ]] ||
+		fail "StopUnit from nobody after its exec of su was not refused as AccessDenied: $out"
+	end_pids "$pid"
+}
+
+# -.slice is the daemon's root: what is there is the daemon itself, the bus and every peer-to-peer client's
+# tree. StopUnit refuses it; KillUnit must too (with SIGTERM the daemon shut itself down; SIGCONT shows the
+# call taken without harm).
+test_systemd1_kill_unit_root_slice_refused() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-f.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-f.scope "$pid"
+	expect_refused "Access denied" sd1_call StopUnit ss -.slice replace
+	expect_refused "Access denied|daemon's root" sd1_call KillUnit ssi -.slice all 18
+	end_pids "$pid"
+}
+
+# GetUnitByPID from nobody in a cgroup of its own, of root's process in root's scope: the key API's GetPidCgroup
+# refuses a pid outside the caller's cgroup ("not beneath your cgroup"); names_from_root, meant for host root
+# alone (ops.h), must not let any bus caller learn where any pid is.
+test_systemd1_get_unit_by_pid_of_others_refused() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-g.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-g.scope "$pid"
+	expect_ok cgm_root new sd1-nobody
+	expect_refused "not beneath your cgroup" cgm_as 65534 sd1-nobody pid "$pid"
+	expect_refused "Access denied|not beneath" run_as 65534 sd1-nobody busctl --address="$SD1_BUS" -- call \
+		org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u "$pid"
+	end_pids "$pid"
+}
