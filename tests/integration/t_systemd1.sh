@@ -400,3 +400,25 @@ test_systemd1_unit_counts_keep_cgroupfs_read_rules() {
 	expect_eq "$(sd1_call_get 65534 "$u" TasksCurrent)" "t 18446744073709551615" "TasksCurrent for nobody"
 	end_pids "$pid"
 }
+
+# A refused SetUnitProperties changes nothing: the DeviceAllow entry that failed is not kept in the unit (where
+# its property showed it, and where it failed every later change of the device rules), and a valid change after
+# it is applied.
+test_systemd1_refused_device_change_leaves_unit_as_was() {
+	sd1_start
+	local pid u=/org/freedesktop/systemd1/unit/cgmtest_2di_2escope
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-i.scope fail 2 PIDs au 1 "$pid" \
+		DevicePolicy s strict 0
+	sd1_wait_in system.slice/cgmtest-i.scope "$pid"
+	expect_refused "cannot resolve /dev/nonexistent" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-i.scope true 1 DeviceAllow 'a(ss)' 1 /dev/nonexistent rw
+	expect_eq "$(sd1_call_get 0 "$u" DeviceAllow)" "a(ss) 0" "DeviceAllow after a refused change"
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-i.scope true 1 DeviceAllow 'a(ss)' 1 /dev/null rw
+	expect_eq "$(sd1_call_get 0 "$u" DeviceAllow)" 'a(ss) 1 "/dev/null" "rw"' "DeviceAllow after a valid change"
+	if has_hierarchy devices; then
+		expect_eq "$(cat "$(sb_path devices)/system.slice/cgmtest-i.scope/devices.list")" "c 1:3 rw" \
+			"devices.list after DeviceAllow=/dev/null rw"
+	fi
+	end_pids "$pid"
+}
