@@ -335,6 +335,8 @@ test_systemd1_set_unit_properties_kill_unit() {
 # nobody connects, then execs su (setuid root, waiting for a password) while a child of it calls StopUnit on
 # the same connection: the caller is still nobody, and root's scope must stay.
 test_systemd1_setuid_exec_after_connect_is_not_root() {
+	/usr/bin/python3 -c 'import jeepney' 2>/dev/null || skip "no python3-jeepney"
+	[ -u /usr/bin/su ] || skip "no setuid su"
 	sd1_start
 	local pid out
 	pid=$(spawn_sleeper 0 "")
