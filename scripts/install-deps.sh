@@ -8,7 +8,7 @@ packages=(
 	libpam0g-dev pamtester                                  # pam_cgm.so and its tests (t_pam)
 	valgrind                                                # the valgrind lane (memcheck of the daemon)
 	util-linux procps dbus-bin libglib2.0-bin systemd       # tests: setpriv, dbus-send, gdbus, busctl
-	python3 socat                                           # tests: raw-socket clients
+	python3 socat python3-jeepney                           # tests: raw-socket clients; a D-Bus client (t_systemd1)
 	strace                                                  # tests: what the daemon does meanwhile (t_faults)
 	qemu-system-x86 busybox-static cpio xz-utils            # the v2 lane's VM (../shared/v2vm)
 	crun                                                    # lane v2: a rootless container in a delegated cgroup

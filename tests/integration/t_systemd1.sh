@@ -330,3 +330,97 @@ test_systemd1_set_unit_properties_kill_unit() {
 	expect_ok sd1_call KillUnit ssi cgmtest-d.scope all 9
 	pid_gone "$pid" || fail "pid $pid outlived KillUnit"
 }
+
+# The bus vouches for the uid a caller connected with; the pid it names may run with another euid later. A
+# nobody connects, then execs su (setuid root, waiting for a password) while a child of it calls StopUnit on
+# the same connection: the caller is still nobody, and root's scope must stay.
+test_systemd1_setuid_exec_after_connect_is_not_root() {
+	/usr/bin/python3 -c 'import jeepney' 2>/dev/null || skip "no python3-jeepney"
+	[ -u /usr/bin/su ] || skip "no setuid su"
+	sd1_start
+	local pid out
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-e.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-e.scope "$pid"
+	out=$(run_as 65534 "" timeout 30 /usr/bin/python3 "$here/systemd1/exec_setuid_caller.py" "$SD1_BUS" \
+		cgmtest-e.scope su root -c true 2>&1) || true
+	sleep 0.5
+	pid_gone "$pid" && fail "nobody stopped root's scope by exec'ing su after connecting (it said: $out)"
+	[[ $out == *"refused: org.freedesktop.DBus.Error.AccessDenied: "* ]] ||
+		fail "StopUnit from nobody after its exec of su was not refused as AccessDenied: $out"
+	end_pids "$pid"
+}
+
+# -.slice is the daemon's root: what is there is the daemon itself, the bus and every peer-to-peer client's
+# tree. StopUnit refuses it; KillUnit must too (with SIGTERM the daemon shut itself down; SIGCONT shows the
+# call taken without harm).
+test_systemd1_kill_unit_root_slice_refused() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-f.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-f.scope "$pid"
+	expect_refused "Access denied" sd1_call StopUnit ss -.slice replace
+	expect_refused "Access denied|daemon's root" sd1_call KillUnit ssi -.slice all 18
+	end_pids "$pid"
+}
+
+# GetUnitByPID from nobody in a cgroup of its own, of root's process in root's scope: the key API's GetPidCgroup
+# refuses a pid outside the caller's cgroup ("not beneath your cgroup"); names_from_root, meant for host root
+# alone (ops.h), must not let any bus caller learn where any pid is.
+test_systemd1_get_unit_by_pid_of_others_refused() {
+	sd1_start
+	local pid
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-g.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-g.scope "$pid"
+	expect_ok cgm_root new sd1-nobody
+	expect_refused "not beneath your cgroup" cgm_as 65534 sd1-nobody pid "$pid"
+	expect_refused "Access denied|not beneath" run_as 65534 sd1-nobody busctl --address="$SD1_BUS" -- call \
+		org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u "$pid"
+	end_pids "$pid"
+}
+
+# sd1_call_get UID UNIT-PATH PROPERTY: a Scope property read by busctl as UID.
+sd1_call_get() {
+	run_as "$1" "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 "$2" \
+		org.freedesktop.systemd1.Scope "$3"
+}
+
+# The unit properties are open to every caller but keep cgroupfs's read rules (docs/design.md): root's scope
+# behind a 0700 directory, whose pids.current nobody cannot read in cgroupfs, has an unknown TasksCurrent
+# (systemd's UINT64_MAX) for nobody. (The key API reads by the file's mode alone, as 0.42 did.)
+test_systemd1_unit_counts_keep_cgroupfs_read_rules() {
+	sd1_start
+	local pid e u=/org/freedesktop/systemd1/unit/cgmtest_2dh_2escope
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-h.scope fail 1 PIDs au 1 "$pid" 0
+	sd1_wait_in system.slice/cgmtest-h.scope "$pid"
+	for e in "${SB_DIRS[@]}"; do chmod 0700 "${e#*|}/system.slice/cgmtest-h.scope"; done
+	expect_refused "Permission denied" run_as 65534 "" cat "$(sb_path "$PH")/system.slice/cgmtest-h.scope/pids.current"
+	expect_eq "$(sd1_call_get 0 "$u" TasksCurrent)" "t 1" "TasksCurrent for root"
+	expect_eq "$(sd1_call_get 65534 "$u" TasksCurrent)" "t 18446744073709551615" "TasksCurrent for nobody"
+	end_pids "$pid"
+}
+
+# A refused SetUnitProperties changes nothing: the DeviceAllow entry that failed is not kept in the unit (where
+# its property showed it, and where it failed every later change of the device rules), and a valid change after
+# it is applied.
+test_systemd1_refused_device_change_leaves_unit_as_was() {
+	sd1_start
+	local pid u=/org/freedesktop/systemd1/unit/cgmtest_2di_2escope
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-i.scope fail 2 PIDs au 1 "$pid" \
+		DevicePolicy s strict 0
+	sd1_wait_in system.slice/cgmtest-i.scope "$pid"
+	expect_refused "cannot resolve /dev/nonexistent" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-i.scope true 1 DeviceAllow 'a(ss)' 1 /dev/nonexistent rw
+	expect_eq "$(sd1_call_get 0 "$u" DeviceAllow)" "a(ss) 0" "DeviceAllow after a refused change"
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-i.scope true 1 DeviceAllow 'a(ss)' 1 /dev/null rw
+	expect_eq "$(sd1_call_get 0 "$u" DeviceAllow)" 'a(ss) 1 "/dev/null" "rw"' "DeviceAllow after a valid change"
+	if has_hierarchy devices; then
+		expect_eq "$(cat "$(sb_path devices)/system.slice/cgmtest-i.scope/devices.list")" "c 1:3 rw" \
+			"devices.list after DeviceAllow=/dev/null rw"
+	fi
+	end_pids "$pid"
+}
