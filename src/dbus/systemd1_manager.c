@@ -288,6 +288,14 @@ static struct sd1_unit *live_unit(struct systemd1 *s, const struct requester *r,
 	return u;
 }
 
+/* -.slice is the daemon's root, whose tree holds the daemon, its bus and every client of its socket. */
+static int root_unit_refused(sd_bus_message *m, const char *name, const char *what)
+{
+	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED,
+	                                  "%s is the daemon's root, whose tree holds the daemon itself; it is not %s", name,
+	                                  what);
+}
+
 static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
 	struct systemd1 *s = userdata;
@@ -306,8 +314,7 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	if (!(u = live_unit(s, r, name)))
 		return no_such_unit(m, name);
 	if (u->cgroup[0] == '\0')
-		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED, "%s is the daemon's root; it is not "
-		                                  "stopped", name);
+		return root_unit_refused(m, name, "stopped");
 	/* systemd stops with SIGTERM and a timeout; here the tree is killed (SIGKILL) and removed at once. */
 	if (ops_key_delete_start(s->ops, r, u->cgroup, true, &job, &e) < 0)
 		return reply_error(m, &e);
@@ -325,12 +332,64 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	return sd_bus_reply_method_return(m, "o", path);
 }
 
+/* What SetUnitProperties may change on a unit, kept so that a refused call leaves the unit as it was. */
+struct unit_snapshot {
+	char *description;
+	bool delegate;
+	char device_policy[8];
+	struct unit_device *allow;
+	size_t nallow;
+};
+
+static void snapshot_free(struct unit_snapshot *sn)
+{
+	for (size_t i = 0; i < sn->nallow; i++)
+		free(sn->allow[i].path);
+	free(sn->allow);
+	free(sn->description);
+	*sn = (struct unit_snapshot){0};
+}
+
+static int snapshot_take(const struct sd1_unit *u, struct unit_snapshot *sn, struct err *e)
+{
+	*sn = (struct unit_snapshot){.delegate = u->delegate};
+	memcpy(sn->device_policy, u->device_policy, sizeof(sn->device_policy));
+	if ((u->description && !(sn->description = strdup(u->description))) ||
+	    (u->nallow && !(sn->allow = calloc(u->nallow, sizeof(*sn->allow)))))
+		goto oom;
+	for (; sn->nallow < u->nallow; sn->nallow++) {
+		sn->allow[sn->nallow] = u->allow[sn->nallow];
+		if (!(sn->allow[sn->nallow].path = strdup(u->allow[sn->nallow].path)))
+			goto oom;
+	}
+	return 0;
+oom:
+	snapshot_free(sn);
+	return err_set(e, ERR_FAILED, "out of memory");
+}
+
+/* The unit as the snapshot has it; the snapshot is used up. */
+static void snapshot_restore(struct sd1_unit *u, struct unit_snapshot *sn)
+{
+	for (size_t i = 0; i < u->nallow; i++)
+		free(u->allow[i].path);
+	free(u->allow);
+	free(u->description);
+	u->allow = sn->allow;
+	u->nallow = sn->nallow;
+	u->description = sn->description;
+	u->delegate = sn->delegate;
+	memcpy(u->device_policy, sn->device_policy, sizeof(u->device_policy));
+	*sn = (struct unit_snapshot){0};
+}
+
 static int m_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
 	struct systemd1 *s = userdata;
 	const char *name;
 	int runtime;
 	struct unit_settings st = {0};
+	struct unit_snapshot sn = {0};
 	struct err e = {0};
 	kvv values = {0};
 	const struct requester *r;
@@ -347,11 +406,16 @@ static int m_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_error
 	if (st.slice || st.npids)
 		rc = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "property %s: only set when the unit starts",
 		                                st.slice ? "Slice" : "PIDs");
-	else if (values_of(u, &st, &values, &e) < 0 ||
-	         (values.n && ops_key_set_values(s->ops, r, u->cgroup, &values, &e) < 0))
+	else if (snapshot_take(u, &sn, &e) < 0)
 		rc = reply_error(m, &e);
-	else
+	else if (values_of(u, &st, &values, &e) < 0 ||
+	         (values.n && ops_key_set_values(s->ops, r, u->cgroup, &values, &e) < 0)) {
+		snapshot_restore(u, &sn);
+		rc = reply_error(m, &e);
+	} else {
 		rc = sd_bus_reply_method_return(m, "");
+	}
+	snapshot_free(&sn);
 	kvv_free(&values);
 	unit_settings_free(&st);
 	return rc;
@@ -437,6 +501,8 @@ static int m_kill_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		                                  whom);
 	if (!(u = live_unit(s, r, name)))
 		return no_such_unit(m, name);
+	if (u->cgroup[0] == '\0')
+		return root_unit_refused(m, name, "signalled");
 	/* A scope has no main or control process: every task of it is signalled, as for all. */
 	if (ops_key_kill_start(s->ops, r, u->cgroup, sig, &job, &e) < 0)
 		return reply_error(m, &e);

@@ -365,21 +365,6 @@ test_systemd1_kill_unit_root_slice_refused() {
 	end_pids "$pid"
 }
 
-# GetUnitByPID from nobody in a cgroup of its own, of root's process in root's scope: the key API's GetPidCgroup
-# refuses a pid outside the caller's cgroup ("not beneath your cgroup"); names_from_root, meant for host root
-# alone (ops.h), must not let any bus caller learn where any pid is.
-test_systemd1_get_unit_by_pid_of_others_refused() {
-	sd1_start
-	local pid
-	pid=$(spawn_sleeper 0 "")
-	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-g.scope fail 1 PIDs au 1 "$pid" 0
-	sd1_wait_in system.slice/cgmtest-g.scope "$pid"
-	expect_ok cgm_root new sd1-nobody
-	expect_refused "not beneath your cgroup" cgm_as 65534 sd1-nobody pid "$pid"
-	expect_refused "Access denied|not beneath" run_as 65534 sd1-nobody busctl --address="$SD1_BUS" -- call \
-		org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u "$pid"
-	end_pids "$pid"
-}
 
 # sd1_call_get UID UNIT-PATH PROPERTY: a Scope property read by busctl as UID.
 sd1_call_get() {
@@ -387,21 +372,6 @@ sd1_call_get() {
 		org.freedesktop.systemd1.Scope "$3"
 }
 
-# The unit properties are open to every caller but keep cgroupfs's read rules (docs/design.md): root's scope
-# behind a 0700 directory, whose pids.current nobody cannot read in cgroupfs, has an unknown TasksCurrent
-# (systemd's UINT64_MAX) for nobody. (The key API reads by the file's mode alone, as 0.42 did.)
-test_systemd1_unit_counts_keep_cgroupfs_read_rules() {
-	sd1_start
-	local pid e u=/org/freedesktop/systemd1/unit/cgmtest_2dh_2escope
-	pid=$(spawn_sleeper 0 "")
-	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-h.scope fail 1 PIDs au 1 "$pid" 0
-	sd1_wait_in system.slice/cgmtest-h.scope "$pid"
-	for e in "${SB_DIRS[@]}"; do chmod 0700 "${e#*|}/system.slice/cgmtest-h.scope"; done
-	expect_refused "Permission denied" run_as 65534 "" cat "$(sb_path "$PH")/system.slice/cgmtest-h.scope/pids.current"
-	expect_eq "$(sd1_call_get 0 "$u" TasksCurrent)" "t 1" "TasksCurrent for root"
-	expect_eq "$(sd1_call_get 65534 "$u" TasksCurrent)" "t 18446744073709551615" "TasksCurrent for nobody"
-	end_pids "$pid"
-}
 
 # A refused SetUnitProperties changes nothing: the DeviceAllow entry that failed is not kept in the unit (where
 # its property showed it, and where it failed every later change of the device rules), and a valid change after
