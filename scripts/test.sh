@@ -55,7 +55,7 @@ for c in "$top/../shared/v2vm/run-in-v2vm.sh" /work/shared/v2vm/run-in-v2vm.sh; 
 	[ -z "$v2vm" ] && [ -x "$c" ] && v2vm=$c
 done
 if [ -n "$v2vm" ] && [ -x build/cgmanager ]; then
-	"$v2vm" -t 2400 -- "$top/tests/v2/in-vm.sh" "$top/build" >"$tmp/v2.log" 2>&1 &
+	"$v2vm" -t 3000 -- "$top/tests/v2/in-vm.sh" "$top/build" >"$tmp/v2.log" 2>&1 &
 	v2pid=$! v2t0=$SECONDS
 	# The VM is the longest lane and its suite runs on one emulated cpu at a time; what follows runs
 	# niced, in the cpu time the VM leaves, so that the two end at about the same time.

@@ -427,6 +427,27 @@ test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
 	pam_teardown
 }
 
+# pam_su_script SOCK DELAY_US WHEN CMD...: $PW/su-ns.sh, which in a private mount namespace (PAM service su: auth
+# by pam_permit, then pam_cgm on SOCK) runs CMD as the user under strace, which holds the WHEN-th sendmsg of each
+# process DELAY_US; CMD runs su itself, or a program that does.
+pam_su_script() {
+	local sock=$1 delay=$2 when=$3
+	shift 3
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
+		"$PAM_MODULE" "$sock" >"$PW/svc.su"
+	cat >"$PW/su-ns.sh" <<-NS
+		#!/bin/bash
+		set -e
+		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
+		cp "$PW/svc.su" /etc/pam.d/su
+		mount --bind "$PW/passwd" /etc/passwd
+		mount --bind "$PW/group" /etc/group
+		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=$delay:when=$when -- \\
+			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- $*
+	NS
+	chmod 755 "$PW/su-ns.sh"
+}
+
 # su and sudo keep the invoker's real uid, so the invoker may signal them, and would have signalled a helper
 # that kept it too. Before the review of 44a5b17 the helper moved the application by its pid number: a user who
 # stopped the helper and killed su had root's next process with that pid moved into its session. Now the
@@ -442,19 +463,7 @@ test_pam_su_killed_mid_open_moves_no_other_process() {
 	# A setuid program ignores LD_PRELOAD, so it cannot load a module built with ASan (lane host-asan).
 	[ -z "$PAM_PRELOAD" ] || skip "su is setuid: it cannot preload ASan's runtime for the instrumented module"
 	local su_pid helper victim where ud=$(sb_path "$MH")/user/$PAM_USER1
-	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
-		"$PAM_MODULE" "$SOCK" >"$PW/svc.su"
-	cat >"$PW/su-ns.sh" <<-NS
-		#!/bin/bash
-		set -e
-		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
-		cp "$PW/svc.su" /etc/pam.d/su
-		mount --bind "$PW/passwd" /etc/passwd
-		mount --bind "$PW/group" /etc/group
-		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=9 -- \\
-			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
-	NS
-	chmod 755 "$PW/su-ns.sh"
+	pam_su_script "$SOCK" 6000000 9 su "$PAM_USER1" -c "'exec sleep 600'"
 	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su" 2>&1 &
 	PAM_HELD+=("$!")
 	local tracer=$!
@@ -505,8 +514,6 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 	# su is setuid: the loader ignores LD_PRELOAD, so it cannot load a sanitizer build's module (lane host-asan).
 	[ -z "$PAM_PRELOAD" ] || skip "setuid su cannot load the sanitizer build's pam_cgm.so"
 	local su_pid helper ud=$(sb_path "$MH")/user/$PAM_USER1
-	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
-		"$PAM_MODULE" "$SOCK" >"$PW/svc.su"
 	cat >"$PW/su-pty.py" <<-'PY'
 		import os, pty, sys
 		pid, fd = pty.fork()
@@ -523,18 +530,8 @@ test_pam_su_on_a_terminal_hung_up_mid_open_leaves_no_session() {
 		        break
 		os.waitpid(pid, 0)
 	PY
-	cat >"$PW/su-ns.sh" <<-NS
-		#!/bin/bash
-		set -e
-		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
-		cp "$PW/svc.su" /etc/pam.d/su
-		mount --bind "$PW/passwd" /etc/passwd
-		mount --bind "$PW/group" /etc/group
-		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=6000000:when=8 -- \\
-			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- \\
-			/usr/bin/python3 "$PW/su-pty.py" "$PW/su/pid" $PAM_USER1
-	NS
-	chmod 755 "$PW/su-ns.sh" && chmod 644 "$PW/su-pty.py"
+	pam_su_script "$SOCK" 6000000 8 /usr/bin/python3 "$PW/su-pty.py" "$PW/su/pid" "$PAM_USER1"
+	chmod 644 "$PW/su-pty.py"
 	mkdir "$PW/su" && chown "$TEST_UID" "$PW/su"
 	(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su" 2>&1 &
 	PAM_HELD+=("$!")
@@ -573,19 +570,7 @@ test_pam_su_stopped_mid_open_holds_no_root_connection() {
 	daemon=$SPAWNED_PID
 	wait_until 5 "$CGM" --socket "$sock" ping ||
 		{ fail "no daemon on $sock: $(cat "$WORK/stopped.log")"; return 1; }
-	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required %s socket=%s\n' \
-		"$PAM_MODULE" "$sock" >"$PW/svc.su"
-	cat >"$PW/su-ns.sh" <<-NS
-		#!/bin/bash
-		set -e
-		mount -t tmpfs -o mode=755 pam.d /etc/pam.d
-		cp "$PW/svc.su" /etc/pam.d/su
-		mount --bind "$PW/passwd" /etc/passwd
-		mount --bind "$PW/group" /etc/group
-		exec strace -f -qq -o /dev/null -e trace=sendmsg --inject=sendmsg:delay_enter=2000000:when=3 -- \\
-			setpriv --reuid=$TEST_UID --regid=$TEST_UID --clear-groups -- su $PAM_USER1 -c 'exec sleep 600'
-	NS
-	chmod 755 "$PW/su-ns.sh"
+	pam_su_script "$sock" 2000000 3 su "$PAM_USER1" -c "'exec sleep 600'"
 	for i in 1 2; do
 		(_enter "$BASHPID" "" && exec unshare -m --propagation private "$PW/su-ns.sh") >"$PW/out.su$i" 2>&1 &
 		PAM_HELD+=("$!")
