@@ -408,15 +408,15 @@ test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
 	# Session B, its helper held just before it creates N/delegated.
 	svc=$(pam_service rb "socket=$SOCK" "config=$PW/race.conf")
 	(_enter "$BASHPID" "" && PAM_WRAP="strace -f -qq -o /dev/null -e trace=sendmsg \
-		--inject=sendmsg:delay_enter=5000000:when=7 --" exec unshare -m --propagation private "$PW/ns.sh" "$svc" \
+		--inject=sendmsg:delay_enter=12000000:when=7 --" exec unshare -m --propagation private "$PW/ns.sh" "$svc" \
 		"$PAM_USER1" open_session close_session) >"$PW/out.rb" 2>&1 &
 	PAM_HELD+=("$!")
 	wait_until 10 test -d "$ud/1" || { fail "session B made no user/$PAM_USER1/1: $(cat "$PW/out.rb")"; end_pids "$left"; return 1; }
 	sleep 0.5
 	# The user's last task elsewhere exits: the daemon removes user/NAME, with B's empty N.
 	end_pids "$left"
-	wait_until 4 test ! -e "$ud" || fail "user/$PAM_USER1 was not removed when its last task left"
-	wait_until 15 test -e "$PW/held.rb" || { fail "session B did not open: $(cat "$PW/out.rb")"; return 1; }
+	wait_until 10 test ! -e "$ud" || fail "user/$PAM_USER1 was not removed when its last task left"
+	wait_until 30 test -e "$PW/held.rb" || { fail "session B did not open: $(cat "$PW/out.rb")"; return 1; }
 	pb=$(cat "$PW/held.rb")
 	got=$(cat "$ud/pids.max" 2>/dev/null || echo "(no user cgroup)")
 	local where; where=$(grep -E "$([ "$PH" = unified ] && echo '^0::' || echo '^[0-9]+:pids:')" "/proc/$pb/cgroup")
