@@ -1,12 +1,11 @@
 #include "pam/open_in_child.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,18 +18,22 @@
  */
 #define ATTEMPTS 3
 
-/* What the child sends up the pipe: the outcome, then the prepared session's cgroup or why not. */
+/* What the child sends up the socket: the outcome, then the prepared session's cgroup or why not. */
 struct report {
 	enum pam_cgm_outcome outcome;
 	bool again; /* a cgroup it made was gone meanwhile */
 	char text[1024];
 };
 
-/* All of len bytes through the pipe fd, written (out) or read; false if its other end is gone. */
+/*
+ * All of len bytes through the socket fd, sent (out) or received; false if its other end is gone. MSG_NOSIGNAL:
+ * a helper ended by root (or the OOM killer) must not take the login process with it by SIGPIPE.
+ */
 static bool transfer(int fd, void *buf, size_t len, bool out)
 {
 	for (size_t done = 0; done < len;) {
-		ssize_t n = out ? write(fd, (char *)buf + done, len - done) : read(fd, (char *)buf + done, len - done);
+		ssize_t n = out ? send(fd, (char *)buf + done, len - done, MSG_NOSIGNAL)
+		                : recv(fd, (char *)buf + done, len - done, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -64,18 +67,18 @@ static void prepare(cgm_client *c, const char *controllers, const struct passwd 
 #define ANSWER_TIMEOUT_MS 60000
 
 /* The application's word: 'k' when it is in the session; false for anything else, its end, or no word in time. */
-static bool kept(int down)
+static bool kept(int fd)
 {
-	struct pollfd p = {.fd = down, .events = POLLIN};
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	char word = 0;
 	int r;
 	while ((r = poll(&p, 1, ANSWER_TIMEOUT_MS)) < 0 && errno == EINTR)
 		;
-	return r == 1 && transfer(down, &word, 1, false) && word == 'k';
+	return r == 1 && transfer(fd, &word, 1, false) && word == 'k';
 }
 
 /* The child: prepares the session, reports it up, and undoes it unless the application says it is in. */
-static void child(int up, int down, const char *socket, const char *controllers, const struct passwd *pw,
+static void child(int fd, const char *socket, const char *controllers, const struct passwd *pw,
                   const struct pam_cgm_limits *limits)
 {
 	struct report rep = {.outcome = PAM_CGM_FAILED};
@@ -89,10 +92,9 @@ static void child(int up, int down, const char *socket, const char *controllers,
 	 * It always answers, and undoes what it made unless the application says it is in.
 	 */
 	setsid();
-	signal(SIGPIPE, SIG_IGN); /* a gone application is an answer (EPIPE), not this process's end */
 	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
 		snprintf(rep.text, sizeof(rep.text), "cannot make pam_cgm's helper process root's: %s", strerror(errno));
-		transfer(up, &rep, sizeof(rep), true);
+		transfer(fd, &rep, sizeof(rep), true);
 		return;
 	}
 	if ((r = cgm_connect(socket, &c, &err)) < 0) {
@@ -100,17 +102,17 @@ static void child(int up, int down, const char *socket, const char *controllers,
 		snprintf(rep.text, sizeof(rep.text), "cannot reach cgmanager at %s: %s",
 		         socket ? socket : cgm_default_socket(), err.message ? err.message : strerror(-r));
 		cgm_error_clear(&err);
-		transfer(up, &rep, sizeof(rep), true);
+		transfer(fd, &rep, sizeof(rep), true);
 		return;
 	}
 	prepare(c, controllers, pw, limits, &rep);
 	/* Its connection is root's: closed before the wait, so that a stopped application holds none. */
 	cgm_disconnect(c);
 	if (rep.outcome != PAM_CGM_OPENED) {
-		transfer(up, &rep, sizeof(rep), true);
+		transfer(fd, &rep, sizeof(rep), true);
 		return;
 	}
-	if ((!transfer(up, &rep, sizeof(rep), true) || !kept(down)) && cgm_connect(socket, &c, NULL) == 0) {
+	if ((!transfer(fd, &rep, sizeof(rep), true) || !kept(fd)) && cgm_connect(socket, &c, NULL) == 0) {
 		pam_cgm_session_undo(c, controllers, rep.text);
 		cgm_disconnect(c);
 	}
@@ -122,33 +124,26 @@ static enum pam_cgm_outcome attempt(const char *socket, const char *controllers,
                                     size_t whylen, bool *again)
 {
 	struct report rep = {.outcome = PAM_CGM_FAILED};
-	int up[2], down[2], r = 0;
+	int sv[2], r = 0;
 	cgm_client *c = NULL;
 	cgm_error err = {0};
 	pid_t pid;
 
 	*again = false;
-	if (pipe2(up, O_CLOEXEC) < 0) {
-		snprintf(why, whylen, "cannot make a pipe: %s", strerror(errno));
-		return PAM_CGM_FAILED;
-	}
-	if (pipe2(down, O_CLOEXEC) < 0) {
-		snprintf(why, whylen, "cannot make a pipe: %s", strerror(errno));
-		close(up[0]);
-		close(up[1]);
+	/* One channel both ways: the child's report up, the application's word down. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(why, whylen, "cannot make a socket pair: %s", strerror(errno));
 		return PAM_CGM_FAILED;
 	}
 	if ((pid = fork()) == 0) {
-		close(up[0]);
-		close(down[1]);
-		child(up[1], down[0], socket, controllers, pw, limits);
+		close(sv[0]);
+		child(sv[1], socket, controllers, pw, limits);
 		_exit(0);
 	}
-	close(up[1]);
-	close(down[0]);
+	close(sv[1]);
 	if (pid < 0)
 		snprintf(rep.text, sizeof(rep.text), "cannot fork pam_cgm's helper process: %s", strerror(errno));
-	else if (!transfer(up[0], &rep, sizeof(rep), false))
+	else if (!transfer(sv[0], &rep, sizeof(rep), false))
 		snprintf(rep.text, sizeof(rep.text), "pam_cgm's helper process ended without an answer");
 	rep.text[sizeof(rep.text) - 1] = '\0';
 	if (rep.outcome == PAM_CGM_OPENED) {
@@ -162,7 +157,7 @@ static enum pam_cgm_outcome attempt(const char *socket, const char *controllers,
 		}
 		*again = r == -EAGAIN;
 		/* The child keeps the session only when told so; anything else (this process gone too) undoes it. */
-		transfer(down[1], r == 0 ? "k" : "u", 1, true);
+		transfer(sv[0], r == 0 ? "k" : "u", 1, true);
 		rep.outcome = r == 0 ? PAM_CGM_OPENED : PAM_CGM_FAILED;
 		if (r == 0)
 			snprintf(session, size, "%s", rep.text);
@@ -170,9 +165,8 @@ static enum pam_cgm_outcome attempt(const char *socket, const char *controllers,
 		*again = rep.again;
 		snprintf(why, whylen, "%s", rep.text);
 	}
-	close(up[0]);
-	close(down[1]);
-	/* An application that reaps every child itself (a SIGCHLD handler) may have reaped it: the pipes decided. */
+	close(sv[0]);
+	/* An application that reaps every child itself (a SIGCHLD handler) may have reaped it: the socket decided. */
 	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	return rep.outcome;
