@@ -32,7 +32,7 @@ static void common_ancestor(const char *a, const char *b, char out[CGNAME_MAX])
 /* cgroup.type "domain": not in a threaded subtree (the root cgroup, which has no cgroup.type, may hold one). */
 static bool plain_domain(const struct hierarchy *h, const char *rel)
 {
-	_cleanup_close_ int fd = h->unified ? cgdir_open_beneath(h->root_fd, rel) : -1;
+	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
 	_cleanup_free_ char *type = NULL;
 	if (fd < 0 || cgdir_read(fd, "cgroup.type", &type) < 0)
 		return false;
@@ -60,8 +60,10 @@ static int check_move(struct ops *o, const struct requester *r, const struct vic
 		               absolute ? "" : " (MovePidAbs is for root)");
 	if (target_owner(t, "cgroup.procs", &dest, e) < 0)
 		return -1;
-	need_ancestor = r->cred.uid != 0 && policy_move_needs_common_ancestor(t->h->unified, rel_is_beneath(t->rel, vrel),
-	                                                                      plain_domain(t->h, vrel));
+	/* cgroup.type is read only where it decides: a non-root move down on cgroup2. */
+	bool down = t->h->unified && r->cred.uid != 0 && rel_is_beneath(t->rel, vrel);
+	need_ancestor = r->cred.uid != 0 &&
+	                policy_move_needs_common_ancestor(t->h->unified, down, down && plain_domain(t->h, vrel));
 	if (need_ancestor) {
 		common_ancestor(vrel, t->rel, anc);
 		_cleanup_close_ int afd = cgdir_open_beneath(t->h->root_fd, anc);
