@@ -10,6 +10,7 @@
 
 #include "cgfs/proc.h"
 #include "ops/identity.h"
+#include "ops/release.h"
 #include "ops/target.h"
 #include "ops/unified.h"
 #include "ops/victim.h"
@@ -225,6 +226,8 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}
+	for (int i = 0; i < n; i++)
+		release_watch_entered(o->release, t[i].h, t[i].rel);
 	rc = 0;
 out:
 	for (int i = 0; i < done; i++)

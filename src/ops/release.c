@@ -205,6 +205,16 @@ void release_watch_process(struct release_watch *rw)
 	}
 }
 
+void release_watch_entered(struct release_watch *rw, const struct hierarchy *h, const char *rel)
+{
+	for (size_t i = 0; i < rw->n; i++) {
+		struct mark *m = &rw->marks[i];
+		size_t len = strlen(m->rel);
+		if (m->h == h && !h->unified && strncmp(rel, m->rel, len) == 0 && (rel[len] == '\0' || rel[len] == '/'))
+			m->seen_populated = true;
+	}
+}
+
 void release_watch_tick(struct release_watch *rw)
 {
 	struct timespec now;

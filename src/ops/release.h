@@ -20,4 +20,9 @@ int release_watch_fd(const struct release_watch *rw);
 int release_watch_timeout_ms(const struct release_watch *rw);
 int release_watch_add(struct release_watch *rw, struct hierarchy *h, const char *rel, int cgfd, struct err *e);
 void release_watch_process(struct release_watch *rw);
+/*
+ * The daemon moved a task into h's REL: v1 marks on REL and its ancestors count as having held tasks, which
+ * the once-a-second check misses when the task leaves again within the second.
+ */
+void release_watch_entered(struct release_watch *rw, const struct hierarchy *h, const char *rel);
 void release_watch_tick(struct release_watch *rw);

@@ -394,6 +394,22 @@ test_cgm_removeonempty_v1_memory() {
 	cgm_root remove all meth_roe1
 }
 
+# v1 has no notification of emptiness: marks are checked once a second, and a mark counts only once its cgroup
+# has held a task. A task the daemon moves in counts at once, so one that leaves within the second (a short
+# login session) still gets its cgroup removed; it stayed for good before.
+test_cgm_removeonempty_v1_task_moved_in_and_gone_within_a_second() {
+	has_hierarchy pids || skip "no v1 pids hierarchy"
+	local pid
+	cgm_root create pids meth_roe5/kid
+	cgm_root removeonempty pids meth_roe5
+	pid=$(spawn_sleeper 0 "")
+	cgm_root movepid pids meth_roe5/kid "$pid"
+	end_pids "$pid"
+	wait_until 3 meth_gone pids meth_roe5 || fail "pids:/meth_roe5 still there 3 s after its only task left"
+	[ -e "$(sb_path pids)/meth_roe5" ] && cgm_root remove pids meth_roe5 1
+	return 0
+}
+
 test_cgm_removeonempty_unified() {
 	local pid d t0
 	d=$(sb_path unified)

@@ -388,10 +388,12 @@ test_pam_bad_arguments_and_config_lines_are_logged() {
 
 # A user cgroup that goes (remove-on-empty: the last task of the user's other sessions exits) while a new session
 # is being set up must come back with the limits of pam.conf before the application enters it. The window is
-# between the limits' SetValues and the Create of the delegated cgroup, which makes missing parents (user/NAME
-# included, without limits); strace widens it to seconds by delaying the helper's 7th sendmsg (1 auth,
-# 2 MovePidAbs, 3 Create user/NAME, 4 ListChildren, 5 Create N, 6 SetValues, 7 Create N/delegated), which
-# otherwise the user hits by timing its own task's exit (found by the review of 44a5b17).
+# between the Creates and the application's move: a Create after the removal makes missing parents (user/NAME
+# included, without limits). strace widens it to seconds by delaying the helper's 7th sendmsg (1 auth,
+# 2 MovePidAbs, 3 Create user/NAME, 4 ListChildren, 5 Create N, 6 Create N/delegated, 7 Chown, 8 SetValues),
+# which otherwise the user hits by timing its own task's exit (found by the review of 44a5b17). The test waits
+# for N/delegated, so the helper is held at the Chown: waiting for N alone raced a slow helper's Create of
+# N/delegated, which remade user/NAME after the removal (ci5).
 test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
 	has_hierarchy pids || pure_v2 || skip "no pids hierarchy"
 	command -v strace >/dev/null || skip "strace is not installed"
@@ -411,8 +413,11 @@ test_pam_user_cgroup_removed_during_open_keeps_its_limits() {
 		--inject=sendmsg:delay_enter=12000000:when=7 --" exec unshare -m --propagation private "$PW/ns.sh" "$svc" \
 		"$PAM_USER1" open_session close_session) >"$PW/out.rb" 2>&1 &
 	PAM_HELD+=("$!")
-	wait_until 10 test -d "$ud/1" || { fail "session B made no user/$PAM_USER1/1: $(cat "$PW/out.rb")"; end_pids "$left"; return 1; }
-	sleep 0.5
+	wait_until 10 test -d "$ud/1/delegated" || {
+		fail "session B made no user/$PAM_USER1/1/delegated: $(cat "$PW/out.rb")"
+		end_pids "$left"
+		return 1
+	}
 	# The user's last task elsewhere exits: the daemon removes user/NAME, with B's empty N.
 	end_pids "$left"
 	wait_until 10 test ! -e "$ud" || fail "user/$PAM_USER1 was not removed when its last task left"
