@@ -6,10 +6,12 @@
  * sleeper in a), which exists in every hierarchy.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -280,6 +282,65 @@ static int64_t kf_kill(struct cl *c, int i)
 	return T_END(r);
 }
 
+/* bench/k<k>/f with a sleeping child of ours in every hierarchy, made untimed; its pid, or -1. */
+static pid_t populated(struct cl *c, char *n)
+{
+	name(c, "f", n);
+	if (mkdir_all(n) < 0)
+		return -1;
+	pid_t p = spawn_sleeper();
+	for (int h = 0; h < env.nhier; h++)
+		if (move_to(h, n, p) < 0) {
+			end_sleeper(p);
+			rmdir_all(n);
+			return -1;
+		}
+	return p;
+}
+/* Delete with force: SIGKILL to the task, its exit waited for, then the rmdirs. */
+static int64_t k_delete_force(struct cl *c, int i)
+{
+	char n[128];
+	pid_t p = populated(c, n);
+	if (p < 0)
+		return -1;
+	T_START();
+	int r = cgm1_delete(c->c, n, 1, NULL);
+	int64_t t = T_END(r);
+	end_sleeper(p);
+	if (r < 0)
+		rmdir_all(n);
+	return t;
+}
+static int64_t kf_delete_force(struct cl *c, int i)
+{
+	char n[128], d[PATHMAX];
+	pid_t p = populated(c, n);
+	int fd = p < 0 ? -1 : pidfd_open(p, 0);
+	if (fd < 0) {
+		end_sleeper(p);
+		return -1;
+	}
+	T_START();
+	int r = 0;
+	for (int h = 0; h < env.nhier; h++) {
+		hpath(h, n, NULL, d);
+		r |= walk_procs(d);
+	}
+	if (r >= 0)
+		r = (int)syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+	if (r >= 0)
+		r = poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, 5000) == 1 ? 0 : -1;
+	if (r >= 0)
+		r = rmdir_all(n);
+	int64_t t = T_END(r);
+	close(fd);
+	end_sleeper(p);
+	if (r < 0)
+		rmdir_all(n);
+	return t;
+}
+
 /* The freezer: v1 freezer.state, else cgroup2's cgroup.freeze and cgroup.events. */
 static int freeze_direct(struct cl *c, bool frozen)
 {
@@ -354,6 +415,8 @@ const struct op methods_key_api[] = {
 	{"Create (+1 value)", k_create, kf_create, "mkdir in every hierarchy + write", 8},
 	{"Delete", k_delete, kf_delete, "rmdir in every hierarchy", 8},
 	{"Kill (SIGCONT)", k_kill, kf_kill, "walk every hierarchy + pidfd_send_signal", 2},
+	{"Delete force (1 task)", k_delete_force, kf_delete_force,
+	 "walk every hierarchy + SIGKILL + its exit (pidfd) + rmdir in every hierarchy", 8},
 	{"Freeze", k_freeze, kf_freeze, "write freezer state, poll until frozen", 4},
 	{"Thaw", k_thaw, kf_thaw, "write freezer state, poll until thawed", 4},
 };

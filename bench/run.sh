@@ -3,7 +3,7 @@
 # harness: tests/integration/lib.sh), and removes everything afterwards, on failure too.
 #
 #   BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients 1,4,16] [--repeat N]
-#                            [--runs N] [--only startup,rss,ops,scale]
+#                            [--runs N] [--only startup,rss,ops,scale] [--which all|0|scm|1]
 #
 # Default (quick, a few minutes): 1000 iterations per row, 1, 4 and 16 clients, trees of 100 and 1000
 # cgroups, 50 start-ups. --full: 5000 iterations, 200 start-ups, and the 10000-cgroup tree; --10k adds
@@ -13,7 +13,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${BUILD:-$here/../build}" && pwd)
-iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,ops,scale,systemd1 repeat=1
+iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,ops,scale,systemd1 repeat=1 which=all
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) iterations=5000 sizes=100,1000,10000 runs=200 ;;
@@ -23,8 +23,9 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
 	--runs) runs=$2; shift ;;
+	--which) which=$2; shift ;;
 	[0-9]*) iterations=$1 ;;
-	*) echo "usage: BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients LIST] [--repeat N] [--runs N] [--only LIST]" >&2; exit 2 ;;
+	*) echo "usage: BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients LIST] [--repeat N] [--runs N] [--only LIST] [--which all|0|scm|1]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -66,7 +67,7 @@ fi
 if want ops; then
 	for r in $(seq "$repeat"); do
 		[ "$repeat" = 1 ] || echo "## run $r of $repeat"
-		{ run_as 0 "" "$BENCH" ops --socket "$SOCK" "${hier[@]}" --iterations "$iterations" --clients "$clients" ||
+		{ run_as 0 "" "$BENCH" ops --socket "$SOCK" "${hier[@]}" --iterations "$iterations" --clients "$clients" --which "$which" ||
 			echo "ops run $r: some calls failed (the rows say ERRORS)" >&2; } | tee -a "$WORK/ops.md"
 		echo
 	done

@@ -1,6 +1,7 @@
 #include "dbus/deferred.h"
 
 #include <stdlib.h>
+#include <sys/epoll.h>
 
 #include "dbus/conn.h"
 #include "dbus/errors.h"
@@ -13,10 +14,12 @@ struct deferred {
 	struct conn *c;
 	sd_bus_message *m;
 	deferred_step_fn step;
+	deferred_wake_fn wake;
 	void *state;
 	void (*free_state)(void *);
 	uint64_t step_usec;
 	struct loop_timer next_step;
+	struct loop_watch woken_by[DEFERRED_WAKE_MAX];
 	struct deferred *prev, *next; /* the registry's */
 };
 
@@ -25,9 +28,28 @@ void deferred_registry_init(struct deferred_registry *reg, struct loop *loop, vo
 	*reg = (struct deferred_registry){.loop = loop, .wake = wake};
 }
 
+static void on_wake(void *owner, uint32_t events);
+
+/* Before a step, which closes the fds its previous step gave. */
+static void unwatch_wake(struct deferred *d)
+{
+	for (unsigned i = 0; i < DEFERRED_WAKE_MAX; i++)
+		loop_watch_remove(d->reg->loop, &d->woken_by[i]);
+}
+
+/* After a step: its fds, each of which may end the wait for the timer. One that cannot be watched leaves it to the timer. */
+static void watch_wake(struct deferred *d)
+{
+	int fds[DEFERRED_WAKE_MAX];
+	unsigned n = d->wake ? d->wake(d->state, fds, DEFERRED_WAKE_MAX) : 0;
+	for (unsigned i = 0; i < n; i++)
+		loop_watch_add(d->reg->loop, &d->woken_by[i], fds[i], EPOLLIN, true, on_wake, d);
+}
+
 /* Off the registry and the loop, freed unanswered (if it was not answered). */
 static void deferred_free(struct deferred *d)
 {
+	unwatch_wake(d);
 	loop_timer_cancel(d->reg->loop, &d->next_step);
 	LIST_REMOVE(d->reg->head, d, prev, next);
 	sd_bus_message_unref(d->m);
@@ -39,12 +61,18 @@ static void step_due(void *owner, uint64_t now)
 {
 	struct deferred *d = owner;
 	struct err e = {0};
+	if (!d->c) {
+		deferred_free(d); /* its client went away */
+		return;
+	}
+	unwatch_wake(d);
 	int r = d->step(conn_ops(d->c), &d->c->req, d->state, &e);
 	if (r == 0) {
 		/* What has not happened in a few steps is not about to: look less often. */
 		if (d->step_usec < DEFERRED_STEP_MAX_USEC)
 			d->step_usec *= 2;
 		loop_timer_set(d->reg->loop, &d->next_step, now + d->step_usec);
+		watch_wake(d);
 		return;
 	}
 	r = r > 0 ? sd_bus_reply_method_return(d->m, "") : reply_error(d->m, &e);
@@ -55,13 +83,26 @@ static void step_due(void *owner, uint64_t now)
 	deferred_free(d);
 }
 
-int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, void *state, void (*free_state)(void *))
+/*
+ * A task it waits for exited: the step is due now, not at its timer. It runs from the timers, after this turn's
+ * events, since it may free the call while another of its fds is among them.
+ */
+static void on_wake(void *owner, uint32_t events)
+{
+	struct deferred *d = owner;
+	(void)events;
+	unwatch_wake(d);
+	loop_timer_set(d->reg->loop, &d->next_step, 0);
+}
+
+int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, deferred_wake_fn wake, void *state,
+                   void (*free_state)(void *))
 {
 	struct deferred_registry *reg = c->deferred;
 	unsigned mine = 0, uids = 0;
 	for (const struct deferred *o = reg->head; o; o = o->next) {
 		mine += o->c == c;
-		uids += o->c->req.cred.uid == c->req.cred.uid;
+		uids += o->c && o->c->req.cred.uid == c->req.cred.uid;
 	}
 	/* Each waiting call costs a step every few ms: bounded per connection and per uid. */
 	if (mine >= DEFERRED_PER_CONN || uids >= DEFERRED_PER_UID) {
@@ -76,21 +117,24 @@ int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, voi
 		free_state(state);
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "out of memory");
 	}
-	*d = (struct deferred){.reg = reg, .c = c, .m = sd_bus_message_ref(m), .step = step, .state = state,
-	                       .free_state = free_state, .step_usec = DEFERRED_STEP_USEC};
+	*d = (struct deferred){.reg = reg, .c = c, .m = sd_bus_message_ref(m), .step = step, .wake = wake,
+	                       .state = state, .free_state = free_state, .step_usec = DEFERRED_STEP_USEC};
 	LIST_PREPEND(reg->head, d, prev, next);
 	loop_timer_init(&d->next_step, step_due, d);
 	loop_timer_set(reg->loop, &d->next_step, now_usec() + DEFERRED_STEP_USEC);
+	watch_wake(d);
 	return 1;
 }
 
 void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c)
 {
-	for (struct deferred *d = reg->head, *next; d; d = next) {
-		next = d->next;
-		if (d->c == c)
-			deferred_free(d);
-	}
+	/* Not freed here: an event of this turn may still name one of its fds. Its timer frees it. */
+	for (struct deferred *d = reg->head; d; d = d->next)
+		if (d->c == c) {
+			unwatch_wake(d);
+			d->c = NULL;
+			loop_timer_set(reg->loop, &d->next_step, 0);
+		}
 }
 
 void deferred_free_all(struct deferred_registry *reg)

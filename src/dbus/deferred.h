@@ -28,6 +28,12 @@ struct loop;
 
 /* One step: 1 done, 0 not yet, -1 failed with e set. */
 typedef int (*deferred_step_fn)(struct ops *o, const struct requester *r, void *state, struct err *e);
+/*
+ * Optional: up to max fds whose readiness means the next step may find the call done (the pidfds of killed
+ * tasks, readable once they exit); the step then runs at once instead of at its timer. Their count.
+ */
+typedef unsigned (*deferred_wake_fn)(const void *state, int *fds, unsigned max);
+#define DEFERRED_WAKE_MAX 16
 
 /*
  * The calls of one server that wait, each stepped from its loop. wake is the server's: once an answer went
@@ -41,8 +47,12 @@ struct deferred_registry {
 };
 
 void deferred_registry_init(struct deferred_registry *reg, struct loop *loop, void (*wake)(struct conn *c));
-/* Keeps m unanswered and steps it from c's registry (c->deferred); state is freed with free_state once answered. */
-int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, void *state, void (*free_state)(void *));
+/*
+ * Keeps m unanswered and steps it from c's registry (c->deferred), at its timer or when one of wake's fds is
+ * ready (wake may be NULL); state is freed with free_state once answered.
+ */
+int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, deferred_wake_fn wake, void *state,
+                   void (*free_state)(void *));
 /* The client went away: its calls are dropped unanswered. */
 void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c);
 void deferred_free_all(struct deferred_registry *reg);

@@ -232,6 +232,11 @@ static int job_step(struct ops *o, const struct requester *r, void *job, struct 
 	return ops_job_step(o, r, job, e);
 }
 
+static unsigned job_wake(const void *job, int *fds, unsigned max)
+{
+	return ops_job_wake_fds(job, fds, max);
+}
+
 static void job_free(void *job)
 {
 	ops_job_free(job);
@@ -244,7 +249,7 @@ static int reply_or_defer(sd_bus_message *m, struct conn *c, int rc, struct ops_
 		return reply_error(m, e);
 	if (!job)
 		return sd_bus_reply_method_return(m, "");
-	return deferred_start(c, m, job_step, job, job_free);
+	return deferred_start(c, m, job_step, job_wake, job, job_free);
 }
 
 static int m_delete(sd_bus_message *m, void *u, sd_bus_error *ret)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ops/job.h"
 
@@ -31,9 +32,23 @@ void ops_job_free(struct ops_job *job)
 {
 	if (!job)
 		return;
+	ops_job_wake_clear(job);
 	free(job->name);
 	pidv_free(&job->seen);
 	free(job);
+}
+
+void ops_job_wake_clear(struct ops_job *j)
+{
+	while (j->n_wake > 0)
+		close(j->wake[--j->n_wake]);
+}
+
+unsigned ops_job_wake_fds(const struct ops_job *job, int *fds, unsigned max)
+{
+	unsigned n = job->n_wake < max ? job->n_wake : max;
+	memcpy(fds, job->wake, n * sizeof(*fds));
+	return n;
 }
 
 int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, struct err *e)

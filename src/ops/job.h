@@ -2,6 +2,9 @@
 #pragma once
 #include "ops/key_api.h"
 
+/* How many of the tasks a SIGKILL round signalled the job keeps pidfds of, to be told when they exit. */
+#define JOB_WAKE_MAX 16
+
 struct ops_job {
 	int (*step)(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e);
 	char *name;
@@ -10,10 +13,14 @@ struct ops_job {
 	pidv seen;              /* Kill: the tasks signalled so far */
 	bool frozen;            /* Freeze/Thaw: the state waited for */
 	bool then_remove;       /* Delete with force: remove once the kill is done */
+	int wake[JOB_WAKE_MAX]; /* Kill with SIGKILL: pidfds of tasks it waits to see exit (ops_job_wake_fds) */
+	unsigned n_wake;
 };
 
 /* A job for name that must be done within deadline_ms from now. */
 struct ops_job *ops_job_new(const char *name, int deadline_ms, struct err *e);
 long long monotonic_ms(void);
+/* Closes the pidfds the previous step kept (each step keeps those of what it waits for now). */
+void ops_job_wake_clear(struct ops_job *j);
 /* One round of Kill's signals (kill.c), for Delete-force too. */
 int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e);

@@ -72,4 +72,9 @@ int ops_key_kill_start(struct ops *o, const struct requester *r, const char *nam
 int ops_key_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops_job **job,
                       struct err *e);
 int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, struct err *e);
+/*
+ * Up to max fds (pidfds of killed tasks) that become readable when the job's next step may find it done: the
+ * caller steps it then rather than waiting for its timer. Valid until the next step. Their count.
+ */
+unsigned ops_job_wake_fds(const struct ops_job *job, int *fds, unsigned max);
 void ops_job_free(struct ops_job *job);

@@ -64,7 +64,7 @@ static void kill_unified(struct ops *o, const struct requester *r, const char *n
  * that is not the requester's (put there by root meanwhile) is left alone.
  * *left counts the requester's tasks still there.
  */
-static int kill_round(const struct requester *r, const pidv *now, int sig, bool first, pidv *seen, size_t *left,
+static int kill_round(const struct requester *r, const pidv *now, struct ops_job *j, bool first, size_t *left,
                       bool *fresh, struct err *e)
 {
 	int *fds = calloc(now->n + 1, sizeof(int));
@@ -80,13 +80,15 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 		free(pids);
 		return err_set(e, ERR_LIMIT, "out of memory");
 	}
+	int sig = j->sig;
+	pidv *seen = &j->seen;
 	for (size_t i = 0; i < now->n; i++) {
 		bool again = false;
 		/* The daemon in its own tree (it is in <root>/.cgmanager) is not a task anyone's Kill reaches. */
 		if (now->v[i] == getpid())
 			continue;
-		for (size_t j = 0; j < seen->n; j++)
-			again |= seen->v[j] == now->v[i];
+		for (size_t k = 0; k < seen->n; k++)
+			again |= seen->v[k] == now->v[i];
 		int c = task_check(r, now->v[i], &fds[n], why);
 		if (c < 0) {
 			rc = err_errno(e, errno, "cannot pin pid %d to signal it", (int)now->v[i]);
@@ -112,12 +114,20 @@ static int kill_round(const struct requester *r, const pidv *now, int sig, bool 
 		}
 		pids[n++] = now->v[i];
 	}
-	/* Every task was checked before any is signalled: a refusal (or a failure) signals nobody in this round. */
+	/*
+	 * Every task was checked before any is signalled: a refusal (or a failure) signals nobody in this round.
+	 * SIGKILL's job keeps the pidfds of a few of the tasks it signalled: readable when they exit, they say when
+	 * to look again, which comes sooner than the next step's timer.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0) {
 			int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
 			if (sent < 0 && errno != ESRCH)
 				rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
+			else if (sent == 0 && sig == SIGKILL && fds[i] >= 0 && j->n_wake < JOB_WAKE_MAX) {
+				j->wake[j->n_wake++] = fds[i];
+				continue;
+			}
 		}
 		unpin(fds[i]);
 	}
@@ -135,9 +145,10 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, s
 	/* Before any walk, which a tree that keeps changing under it can make fail: the kernel's kill needs none. */
 	if (first && j->sig == SIGKILL)
 		kill_unified(o, r, j->name);
+	ops_job_wake_clear(j);
 	int rr = ops_key_tasks_host(o, r, j->name, true, &now, e);
 	if (rr == 0)
-		rr = kill_round(r, &now, j->sig, first, &j->seen, &left, &fresh, e);
+		rr = kill_round(r, &now, j, first, &left, &fresh, e);
 	pidv_free(&now);
 	if (rr < 0)
 		return -1;
