@@ -9,6 +9,7 @@
 
 #include "dbus/errors.h"
 #include "dbus/systemd1_internal.h"
+#include "keys/keys.h"
 #include "ops/job.h"
 #include "util/log.h"
 
@@ -54,9 +55,50 @@ static void log_once(struct systemd1 *s, const strv *names, const char *what)
 	for (size_t i = 0; i < names->n; i++) {
 		if (strv_contains(&s->logged, names->v[i]))
 			continue;
-		log_info("systemd1: property %s %s", names->v[i], what);
+		log_info("systemd1: property %s%s", names->v[i], what);
 		strv_push(&s->logged, names->v[i]);
 	}
+}
+
+static int host_version_of(void *ctx, const char *controller)
+{
+	int version;
+	return hierarchy_for_controller(ctx, controller, &version) ? version : 0;
+}
+
+/*
+ * The keys of settings whose controller is here on a version where they have no equivalent (MemoryHigh where
+ * memory is a v1 hierarchy) are left out, each logged once: systemd too accepts such a property and applies
+ * nothing. A key that fails for any other reason fails the call.
+ */
+static int drop_keys_not_here(struct systemd1 *s, struct unit_settings *st)
+{
+	struct key_host h = {.version_of = host_version_of, .ctx = s->ops};
+	strv dropped = {0};
+	size_t kept = 0;
+	int rc = 0;
+	for (size_t i = 0; i < st->keys.n; i++) {
+		struct err why = {0};
+		if (!key_lacks_equivalent(&h, st->keys.v[i], &why)) {
+			st->keys.v[kept] = st->keys.v[i];
+			st->values.v[kept] = st->values.v[i];
+			st->origins.v[kept++] = st->origins.v[i];
+			continue;
+		}
+		char line[768];
+		snprintf(line, sizeof(line), "%s is accepted but not applied: %s", st->origins.v[i], why.msg);
+		if (strv_push(&dropped, line) < 0)
+			rc = -1;
+		free(st->keys.v[i]);
+		free(st->values.v[i]);
+		free(st->origins.v[i]);
+	}
+	st->keys.n = st->values.n = st->origins.n = kept;
+	if (st->keys.v)
+		st->keys.v[kept] = st->values.v[kept] = st->origins.v[kept] = NULL;
+	log_once(s, &dropped, "");
+	strv_free(&dropped);
+	return rc;
 }
 
 /* The device rules of u once settings are applied to it; *touched says whether the call changed them. */
@@ -122,6 +164,14 @@ static int values_of(struct sd1_unit *u, struct unit_settings *st, kvv *values, 
 	}
 	if (st->has_delegate)
 		u->delegate = st->delegate;
+	if (st->kill_set & UNIT_SET_KILL_MODE)
+		u->kill.mode = st->kill.mode;
+	if (st->kill_set & UNIT_SET_KILL_SIGNAL)
+		u->kill.signal = st->kill.signal;
+	if (st->kill_set & UNIT_SET_SEND_SIGKILL)
+		u->kill.send_sigkill = st->kill.send_sigkill;
+	if (st->kill_set & UNIT_SET_TIMEOUT_STOP)
+		u->kill.timeout_usec = st->kill.timeout_usec;
 	return rc;
 }
 
@@ -136,8 +186,11 @@ static int read_settings(struct systemd1 *s, sd_bus_message *m, struct unit_sett
 	sd1_props_free(props, n);
 	if (r < 0)
 		return -1;
-	log_once(s, &st->unknown, "is not known here; ignored");
-	log_once(s, &st->not_applied, "is accepted but not applied");
+	log_once(s, &st->unknown, " is not known here; ignored");
+	if (drop_keys_not_here(s, st) < 0) {
+		unit_settings_free(st);
+		return err_set(e, ERR_FAILED, "out of memory");
+	}
 	return 0;
 }
 
@@ -301,7 +354,6 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	struct systemd1 *s = userdata;
 	const char *name, *mode;
 	struct err e = {0};
-	struct ops_job *job = NULL;
 	const struct requester *r;
 	struct sd1_unit *u;
 	char path[64];
@@ -315,8 +367,8 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		return no_such_unit(m, name);
 	if (u->cgroup[0] == '\0')
 		return root_unit_refused(m, name, "stopped");
-	/* systemd stops with SIGTERM and a timeout; here the tree is killed (SIGKILL) and removed at once. */
-	if (ops_key_delete_start(s->ops, r, u->cgroup, true, &job, &e) < 0)
+	/* KillSignal, a wait for the tasks to leave, SIGKILL, the removal: as the unit's kill settings say. */
+	if (sd1_stop_run(s, name, u->cgroup, &u->kill, &id, &e) < 0)
 		return reply_error(m, &e);
 	for (struct sd1_unit *c = s->units, *next; c; c = next) {
 		next = c->next;
@@ -324,10 +376,6 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 			sd1_unit_remove(s, c);
 	}
 	sd1_unit_remove(s, u);
-	if (!job)
-		return reply_job_done(s, m, name);
-	if ((rc = sd1_job_run(s, name, job, NULL, &id)) < 0)
-		return rc;
 	sd1_job_path(id, path);
 	return sd_bus_reply_method_return(m, "o", path);
 }
@@ -336,6 +384,7 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 struct unit_snapshot {
 	char *description;
 	bool delegate;
+	struct unit_kill kill;
 	char device_policy[8];
 	struct unit_device *allow;
 	size_t nallow;
@@ -352,7 +401,7 @@ static void snapshot_free(struct unit_snapshot *sn)
 
 static int snapshot_take(const struct sd1_unit *u, struct unit_snapshot *sn, struct err *e)
 {
-	*sn = (struct unit_snapshot){.delegate = u->delegate};
+	*sn = (struct unit_snapshot){.delegate = u->delegate, .kill = u->kill};
 	memcpy(sn->device_policy, u->device_policy, sizeof(sn->device_policy));
 	if ((u->description && !(sn->description = strdup(u->description))) ||
 	    (u->nallow && !(sn->allow = calloc(u->nallow, sizeof(*sn->allow)))))
@@ -379,6 +428,7 @@ static void snapshot_restore(struct sd1_unit *u, struct unit_snapshot *sn)
 	u->nallow = sn->nallow;
 	u->description = sn->description;
 	u->delegate = sn->delegate;
+	u->kill = sn->kill;
 	memcpy(u->device_policy, sn->device_policy, sizeof(u->device_policy));
 	*sn = (struct unit_snapshot){0};
 }
