@@ -37,7 +37,8 @@ struct sd1_unit {
 
 /*
  * A call whose end waits on the kernel: StopUnit (JobRemoved follows) and KillUnit (answered when done). A stop
- * goes through its unit_stop's steps, each a key-API job of its own (a kill, or the removal) or a wait.
+ * goes through its unit_stop's steps: signals sent at once, waits for its cgroup to empty, and its last step, a
+ * key-API job (Delete with force) or the removal of the empty cgroup.
  */
 struct sd1_job {
 	struct systemd1 *s;
@@ -46,8 +47,7 @@ struct sd1_job {
 	struct ops_job *job;       /* the key-API job under way; NULL while a stop waits */
 	char *cgroup;              /* a stop's: the unit's cgroup */
 	struct unit_stop stop;
-	bool final;                /* job is the stop's last: its end ends the stop */
-	int then_signal;           /* a signal to send once job (a kill) is done: SIGCONT after KillSignal */
+	bool final;                /* the stop is at its last step: the end of job (or no job) ends it */
 	struct requester req;      /* the caller's, kept for the job's steps */
 	sd_bus_message *reply_to;  /* KillUnit's call, answered at the end; NULL: a job with JobRemoved */
 	struct loop_timer timer;

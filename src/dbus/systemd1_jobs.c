@@ -82,30 +82,32 @@ static int stop_cgroup_empty(struct sd1_job *j, struct err *e)
 	return empty;
 }
 
+/* One round of sig to every task of the stop's cgroup: as systemd's, the signal goes to the tasks there now. */
+static int signal_once(struct sd1_job *j, int sig, struct err *e)
+{
+	struct ops_job *rounds = NULL;
+	int rc = ops_key_kill_start(j->s->ops, &j->req, j->cgroup, sig, &rounds, e);
+	ops_job_free(rounds);
+	if (rc < 0 && e->kind == ERR_NOT_FOUND) {
+		*e = (struct err){0};
+		return 0;
+	}
+	return rc;
+}
+
 /* A stop's steps from where it is until one waits: 0 when it waits (on j->job or the cgroup), 1 done, -1 failed. */
 static int stop_advance(struct sd1_job *j, uint64_t now, struct err *e)
 {
 	struct ops *o = j->s->ops;
 	for (;;) {
-		int sig = j->then_signal, empty;
-		if (sig) {
-			j->then_signal = 0;
-			if (ops_key_kill_start(o, &j->req, j->cgroup, sig, &j->job, e) < 0)
-				return -1;
-			if (j->job)
-				return 0;
-			continue;
-		}
+		int sig, empty;
 		if ((empty = stop_cgroup_empty(j, e)) < 0)
 			return -1;
 		switch (unit_stop_next(&j->stop, empty, now, &sig)) {
 		case UNIT_STOP_SIGNAL:
 			/* As systemd does, SIGCONT follows, so that a stopped task gets the signal now. */
-			j->then_signal = sig == SIGCONT ? 0 : SIGCONT;
-			if (ops_key_kill_start(o, &j->req, j->cgroup, sig, &j->job, e) < 0)
+			if (signal_once(j, sig, e) < 0 || (sig != SIGCONT && signal_once(j, SIGCONT, e) < 0))
 				return -1;
-			if (j->job)
-				return 0;
 			continue;
 		case UNIT_STOP_WAIT:
 			return 0;
@@ -131,10 +133,8 @@ static void job_step(void *owner, uint64_t now)
 		job_again(j, now);
 		return;
 	}
-	if (j->cgroup && rc > 0 && !j->final) {
-		/* A stop's kill is done (or the stop waits on its cgroup): on to its next step. */
-		ops_job_free(j->job);
-		j->job = NULL;
+	if (j->cgroup && !j->final) {
+		/* A stop that waits on its cgroup: on to its next step. */
 		if ((rc = stop_advance(j, now, &e)) == 0) {
 			job_again(j, now);
 			return;
