@@ -380,11 +380,24 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	return sd_bus_reply_method_return(m, "o", path);
 }
 
+/* The first property of st that only StartTransientUnit takes, as systemd's scope takes them while it is made. */
+static const char *start_only_property(const struct unit_settings *st)
+{
+	if (st->slice)
+		return "Slice";
+	if (st->npids)
+		return "PIDs";
+	if (st->kill_set & UNIT_SET_KILL_MODE)
+		return "KillMode";
+	if (st->kill_set & UNIT_SET_KILL_SIGNAL)
+		return "KillSignal";
+	return st->kill_set & UNIT_SET_SEND_SIGKILL ? "SendSIGKILL" : "TimeoutStopUSec";
+}
+
 /* What SetUnitProperties may change on a unit, kept so that a refused call leaves the unit as it was. */
 struct unit_snapshot {
 	char *description;
 	bool delegate;
-	struct unit_kill kill;
 	char device_policy[8];
 	struct unit_device *allow;
 	size_t nallow;
@@ -401,7 +414,7 @@ static void snapshot_free(struct unit_snapshot *sn)
 
 static int snapshot_take(const struct sd1_unit *u, struct unit_snapshot *sn, struct err *e)
 {
-	*sn = (struct unit_snapshot){.delegate = u->delegate, .kill = u->kill};
+	*sn = (struct unit_snapshot){.delegate = u->delegate};
 	memcpy(sn->device_policy, u->device_policy, sizeof(sn->device_policy));
 	if ((u->description && !(sn->description = strdup(u->description))) ||
 	    (u->nallow && !(sn->allow = calloc(u->nallow, sizeof(*sn->allow)))))
@@ -428,7 +441,6 @@ static void snapshot_restore(struct sd1_unit *u, struct unit_snapshot *sn)
 	u->nallow = sn->nallow;
 	u->description = sn->description;
 	u->delegate = sn->delegate;
-	u->kill = sn->kill;
 	memcpy(u->device_policy, sn->device_policy, sizeof(u->device_policy));
 	*sn = (struct unit_snapshot){0};
 }
@@ -453,9 +465,9 @@ static int m_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_error
 		return no_such_unit(m, name);
 	if (read_settings(s, m, &st, &e) < 0)
 		return reply_error(m, &e);
-	if (st.slice || st.npids)
+	if (st.slice || st.npids || st.kill_set)
 		rc = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "property %s: only set when the unit starts",
-		                                st.slice ? "Slice" : "PIDs");
+		                                start_only_property(&st));
 	else if (snapshot_take(u, &sn, &e) < 0)
 		rc = reply_error(m, &e);
 	else if (values_of(u, &st, &values, &e) < 0 ||

@@ -426,6 +426,9 @@ test_systemd1_stop_unit_sends_sigterm_first() {
 	pid=$(spawn_sleeper 0 "")
 	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-n.scope fail 2 PIDs au 1 "$pid" KillMode s none 0
 	sd1_wait_in system.slice/cgmtest-n.scope "$pid"
+	# As systemd's, a scope's kill settings are taken when it starts only.
+	expect_refused "property TimeoutStopUSec: only set when the unit starts" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-n.scope true 1 TimeoutStopUSec t 1000000
 	expect_ok sd1_call StopUnit ss cgmtest-n.scope replace
 	for i in $(seq 100); do sd1_job_removed cgmtest-n.scope && break; sleep 0.05; done
 	sd1_job_removed cgmtest-n.scope || fail "no JobRemoved done for cgmtest-n.scope: $(cat "$SD1_DIR/monitor.log")"
