@@ -405,7 +405,8 @@ test_keys_memory_nodes_cpu_period_and_memory_high_min() {
 	# A quota set later keeps the period.
 	cgm_root set k_period cpus_number=0.5
 	expect_eq "$(cgm_root get k_period cpu.period)" 50000 "cpu.period after cpus_number"
-	expect_refused "cpu.period: 999 is out of range \(1000 to 1000000 microseconds\)" cgm_root set k_period cpu.period=999
+	expect_refused "cpu.period: 999 is out of range \(1000 to 1000000 microseconds\)" \
+		cgm_root set k_period cpu.period=999
 	expect_refused "mems_allowed: '0-1x' is not a memory node list" cgm_root set k_period mems_allowed=0-1x
 	if [ "$(backing memory)" = v1 ]; then
 		expect_refused "memory.high has no equivalent on cgroup v1 \(memory is a v1 hierarchy here\)" \

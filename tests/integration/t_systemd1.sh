@@ -409,7 +409,8 @@ test_systemd1_refused_device_change_leaves_unit_as_was() {
 test_systemd1_stop_unit_sends_sigterm_first() {
 	sd1_start
 	local term=$SD1_DIR/term out i
-	sd1_spawn systemd-run --scope --unit=cgmtest-t sh -c "trap 'echo clean >$term; exit 0' TERM; while :; do sleep 0.1; done"
+	sd1_spawn systemd-run --scope --unit=cgmtest-t sh -c \
+		"trap 'echo clean >$term; exit 0' TERM; while :; do sleep 0.1; done"
 	local pid=$SD1_SPAWNED
 	sd1_wait_in system.slice/cgmtest-t.scope "$pid"
 	local u=/org/freedesktop/systemd1/unit/cgmtest_2dt_2escope
