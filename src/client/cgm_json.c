@@ -70,8 +70,9 @@ static bool is_json_number(const char *s)
 
 void json_key_value(FILE *f, const char *key, const char *value)
 {
-	/* A cpu list of one cpu ("3") is still a list; every other key whose answer is a number is a quantity. */
-	if (strcmp(key, "cpus_allowed") != 0 && value && is_json_number(value))
+	/* A cpu or node list of one ("3") is still a list; every other key whose answer is a number is a quantity. */
+	bool list = strcmp(key, "cpus_allowed") == 0 || strcmp(key, "mems_allowed") == 0;
+	if (!list && value && is_json_number(value))
 		fputs(value, f);
 	else
 		json_string(f, value);

@@ -31,15 +31,23 @@ struct sd1_unit {
 	char device_policy[8];     /* as last set: auto, closed or strict */
 	struct unit_device *allow; /* DeviceAllow entries as last set */
 	size_t nallow;
+	struct unit_kill kill;     /* how StopUnit stops it */
 	struct sd1_unit *prev, *next;
 };
 
-/* A call whose end waits on the kernel: StopUnit (JobRemoved follows) and KillUnit (answered when done). */
+/*
+ * A call whose end waits on the kernel: StopUnit (JobRemoved follows) and KillUnit (answered when done). A stop
+ * goes through its unit_stop's steps: signals sent at once, waits for its cgroup to empty, and its last step, a
+ * key-API job (Delete with force) or the removal of the empty cgroup.
+ */
 struct sd1_job {
 	struct systemd1 *s;
 	uint32_t id;
 	char unit[UNIT_NAME_MAX + 1];
-	struct ops_job *job;
+	struct ops_job *job;       /* the key-API job under way; NULL while a stop waits */
+	char *cgroup;              /* a stop's: the unit's cgroup */
+	struct unit_stop stop;
+	bool final;                /* the stop is at its last step: the end of job (or no job) ends it */
 	struct requester req;      /* the caller's, kept for the job's steps */
 	sd_bus_message *reply_to;  /* KillUnit's call, answered at the end; NULL: a job with JobRemoved */
 	struct loop_timer timer;
@@ -99,6 +107,12 @@ void sd1_job_path(uint32_t id, char out[64]);
  */
 int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
                 sd_bus_message *reply_to, uint32_t *id);
+/*
+ * Stops the unit whose cgroup is cgroup as kill says (unit_stop.h), from the loop, as the daemon itself; then
+ * JobRemoved. The first step is taken now: its failure is the call's.
+ */
+int sd1_stop_run(struct systemd1 *s, const char *unit, const char *cgroup, const struct unit_kill *kill,
+                 uint32_t *id, struct err *e);
 /* JobRemoved(id, path, unit, result), from the name's owner. */
 void sd1_emit_job_removed(struct systemd1 *s, uint32_t id, const char *unit, const char *result);
 void sd1_jobs_free(struct systemd1 *s);

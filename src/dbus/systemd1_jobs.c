@@ -1,11 +1,14 @@
 /*
  * The systemd1 interface's jobs: a StopUnit or KillUnit that waits on the kernel (a kill until the tree is
- * empty) is stepped from the loop, as dbus/deferred.c steps the key API's, and ends with JobRemoved or the
- * call's reply. A job is done when its unit's cgroup is, so the result is always done or failed.
+ * empty, a stop until its tasks have left or its timeout) is stepped from the loop, as dbus/deferred.c steps the
+ * key API's, and ends with JobRemoved or the call's reply. A job is done when its unit's cgroup is, or when the
+ * stop leaves the tasks as KillMode says, so the result is always done or failed.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dbus/deferred.h"
@@ -35,6 +38,7 @@ static void job_free(struct systemd1 *s, struct sd1_job *j)
 	loop_timer_cancel(s->loop, &j->timer);
 	LIST_REMOVE(s->jobs, j, prev, next);
 	ops_job_free(j->job);
+	free(j->cgroup);
 	peer_requester_drop(&j->req);
 	sd_bus_message_unref(j->reply_to);
 	free(j);
@@ -57,15 +61,84 @@ static void job_end(struct sd1_job *j, int rc, const struct err *e)
 	job_free(s, j);
 }
 
+/* The next look at the job: less often as it goes on, and for a stop's wait no later than its deadline. */
+static void job_again(struct sd1_job *j, uint64_t now)
+{
+	uint64_t at = now + j->delay;
+	if (!j->job && j->cgroup && j->stop.state == UNIT_STOP_SIGNALLED && j->stop.deadline < at)
+		at = j->stop.deadline;
+	j->delay = j->delay * 2 > DEFERRED_STEP_MAX_USEC ? DEFERRED_STEP_MAX_USEC : j->delay * 2;
+	loop_timer_set(j->s->loop, &j->timer, at);
+}
+
+/* Whether the stop's cgroup holds no task; 1 also when it is gone (a scope goes with its last task). */
+static int stop_cgroup_empty(struct sd1_job *j, struct err *e)
+{
+	pidv tasks = {0};
+	if (ops_key_tasks_host(j->s->ops, &j->req, j->cgroup, true, &tasks, e) < 0)
+		return e->kind == ERR_NOT_FOUND ? (*e = (struct err){0}, 1) : -1;
+	int empty = tasks.n == 0;
+	pidv_free(&tasks);
+	return empty;
+}
+
+/* One round of sig to every task of the stop's cgroup: as systemd's, the signal goes to the tasks there now. */
+static int signal_once(struct sd1_job *j, int sig, struct err *e)
+{
+	struct ops_job *rounds = NULL;
+	int rc = ops_key_kill_start(j->s->ops, &j->req, j->cgroup, sig, &rounds, e);
+	ops_job_free(rounds);
+	if (rc < 0 && e->kind == ERR_NOT_FOUND) {
+		*e = (struct err){0};
+		return 0;
+	}
+	return rc;
+}
+
+/* A stop's steps from where it is until one waits: 0 when it waits (on j->job or the cgroup), 1 done, -1 failed. */
+static int stop_advance(struct sd1_job *j, uint64_t now, struct err *e)
+{
+	struct ops *o = j->s->ops;
+	for (;;) {
+		int sig, empty;
+		if ((empty = stop_cgroup_empty(j, e)) < 0)
+			return -1;
+		switch (unit_stop_next(&j->stop, empty, now, &sig)) {
+		case UNIT_STOP_SIGNAL:
+			/* As systemd does, SIGCONT follows, so that a stopped task gets the signal now. */
+			if (signal_once(j, sig, e) < 0 || (sig != SIGCONT && signal_once(j, SIGCONT, e) < 0))
+				return -1;
+			continue;
+		case UNIT_STOP_WAIT:
+			return 0;
+		case UNIT_STOP_KILL:
+			if (ops_key_delete_start(o, &j->req, j->cgroup, true, &j->job, e) < 0)
+				return -1;
+			j->final = true;
+			return j->job ? 0 : 1;
+		case UNIT_STOP_REMOVE:
+			return ops_key_delete_start(o, &j->req, j->cgroup, false, &j->job, e) < 0 ? -1 : 1;
+		case UNIT_STOP_LEAVE:
+			return 1;
+		}
+	}
+}
+
 static void job_step(void *owner, uint64_t now)
 {
 	struct sd1_job *j = owner;
 	struct err e = {0};
-	int rc = ops_job_step(j->s->ops, &j->req, j->job, &e);
+	int rc = j->job ? ops_job_step(j->s->ops, &j->req, j->job, &e) : 1;
 	if (rc == 0) {
-		j->delay = j->delay * 2 > DEFERRED_STEP_MAX_USEC ? DEFERRED_STEP_MAX_USEC : j->delay * 2;
-		loop_timer_set(j->s->loop, &j->timer, now + j->delay);
+		job_again(j, now);
 		return;
+	}
+	if (j->cgroup && !j->final) {
+		/* A stop that waits on its cgroup: on to its next step. */
+		if ((rc = stop_advance(j, now, &e)) == 0) {
+			job_again(j, now);
+			return;
+		}
 	}
 	job_end(j, rc < 0 ? -1 : 0, &e);
 }
@@ -100,6 +173,42 @@ int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
 	loop_timer_init(&j->timer, job_step, j);
 	loop_timer_set(s->loop, &j->timer, now_usec() + j->delay);
 	LIST_PREPEND(s->jobs, j, prev, next);
+	return 0;
+}
+
+int sd1_stop_run(struct systemd1 *s, const char *unit, const char *cgroup, const struct unit_kill *kill,
+                 uint32_t *id, struct err *e)
+{
+	struct sd1_job *j = calloc(1, sizeof(*j));
+	if (!j || !(j->cgroup = strdup(cgroup))) {
+		free(j);
+		return err_set(e, ERR_FAILED, "out of memory");
+	}
+	daemon_requester(s->ops, &j->req);
+	j->s = s;
+	snprintf(j->unit, sizeof(j->unit), "%s", unit);
+	unit_stop_init(&j->stop, kill);
+	j->delay = DEFERRED_STEP_USEC;
+	loop_timer_init(&j->timer, job_step, j);
+	uint64_t now = now_usec();
+	int rc = stop_advance(j, now, e);
+	if (rc < 0) {
+		ops_job_free(j->job);
+		free(j->cgroup);
+		free(j);
+		return -1;
+	}
+	j->id = *id = ++s->next_job;
+	LIST_PREPEND(s->jobs, j, prev, next);
+	/* Done already: ended from the loop all the same, so that JobRemoved follows the call's reply. */
+	if (rc > 0) {
+		ops_job_free(j->job);
+		j->job = NULL;
+		j->final = true;
+		loop_timer_set(s->loop, &j->timer, now);
+	} else {
+		job_again(j, now);
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "dbus/errors.h"
 #include "dbus/systemd1_internal.h"
+#include "keys/keys.h"
 #include "ops/job.h"
 #include "util/log.h"
 
@@ -54,9 +55,50 @@ static void log_once(struct systemd1 *s, const strv *names, const char *what)
 	for (size_t i = 0; i < names->n; i++) {
 		if (strv_contains(&s->logged, names->v[i]))
 			continue;
-		log_info("systemd1: property %s %s", names->v[i], what);
+		log_info("systemd1: property %s%s", names->v[i], what);
 		strv_push(&s->logged, names->v[i]);
 	}
+}
+
+static int host_version_of(void *ctx, const char *controller)
+{
+	int version;
+	return hierarchy_for_controller(ctx, controller, &version) ? version : 0;
+}
+
+/*
+ * The keys of settings whose controller is here on a version where they have no equivalent (MemoryHigh where
+ * memory is a v1 hierarchy) are left out, each logged once: systemd too accepts such a property and applies
+ * nothing. A key that fails for any other reason fails the call.
+ */
+static int drop_keys_not_here(struct systemd1 *s, struct unit_settings *st)
+{
+	struct key_host h = {.version_of = host_version_of, .ctx = s->ops};
+	strv dropped = {0};
+	size_t kept = 0;
+	int rc = 0;
+	for (size_t i = 0; i < st->keys.n; i++) {
+		struct err why = {0};
+		if (!key_lacks_equivalent(&h, st->keys.v[i], &why)) {
+			st->keys.v[kept] = st->keys.v[i];
+			st->values.v[kept] = st->values.v[i];
+			st->origins.v[kept++] = st->origins.v[i];
+			continue;
+		}
+		char line[768];
+		snprintf(line, sizeof(line), "%s is accepted but not applied: %s", st->origins.v[i], why.msg);
+		if (strv_push(&dropped, line) < 0)
+			rc = -1;
+		free(st->keys.v[i]);
+		free(st->values.v[i]);
+		free(st->origins.v[i]);
+	}
+	st->keys.n = st->values.n = st->origins.n = kept;
+	if (st->keys.v)
+		st->keys.v[kept] = st->values.v[kept] = st->origins.v[kept] = NULL;
+	log_once(s, &dropped, "");
+	strv_free(&dropped);
+	return rc;
 }
 
 /* The device rules of u once settings are applied to it; *touched says whether the call changed them. */
@@ -122,6 +164,14 @@ static int values_of(struct sd1_unit *u, struct unit_settings *st, kvv *values, 
 	}
 	if (st->has_delegate)
 		u->delegate = st->delegate;
+	if (st->kill_set & UNIT_SET_KILL_MODE)
+		u->kill.mode = st->kill.mode;
+	if (st->kill_set & UNIT_SET_KILL_SIGNAL)
+		u->kill.signal = st->kill.signal;
+	if (st->kill_set & UNIT_SET_SEND_SIGKILL)
+		u->kill.send_sigkill = st->kill.send_sigkill;
+	if (st->kill_set & UNIT_SET_TIMEOUT_STOP)
+		u->kill.timeout_usec = st->kill.timeout_usec;
 	return rc;
 }
 
@@ -136,8 +186,11 @@ static int read_settings(struct systemd1 *s, sd_bus_message *m, struct unit_sett
 	sd1_props_free(props, n);
 	if (r < 0)
 		return -1;
-	log_once(s, &st->unknown, "is not known here; ignored");
-	log_once(s, &st->not_applied, "is accepted but not applied");
+	log_once(s, &st->unknown, " is not known here; ignored");
+	if (drop_keys_not_here(s, st) < 0) {
+		unit_settings_free(st);
+		return err_set(e, ERR_FAILED, "out of memory");
+	}
 	return 0;
 }
 
@@ -301,7 +354,6 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	struct systemd1 *s = userdata;
 	const char *name, *mode;
 	struct err e = {0};
-	struct ops_job *job = NULL;
 	const struct requester *r;
 	struct sd1_unit *u;
 	char path[64];
@@ -315,8 +367,8 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		return no_such_unit(m, name);
 	if (u->cgroup[0] == '\0')
 		return root_unit_refused(m, name, "stopped");
-	/* systemd stops with SIGTERM and a timeout; here the tree is killed (SIGKILL) and removed at once. */
-	if (ops_key_delete_start(s->ops, r, u->cgroup, true, &job, &e) < 0)
+	/* KillSignal, a wait for the tasks to leave, SIGKILL, the removal: as the unit's kill settings say. */
+	if (sd1_stop_run(s, name, u->cgroup, &u->kill, &id, &e) < 0)
 		return reply_error(m, &e);
 	for (struct sd1_unit *c = s->units, *next; c; c = next) {
 		next = c->next;
@@ -324,12 +376,22 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 			sd1_unit_remove(s, c);
 	}
 	sd1_unit_remove(s, u);
-	if (!job)
-		return reply_job_done(s, m, name);
-	if ((rc = sd1_job_run(s, name, job, NULL, &id)) < 0)
-		return rc;
 	sd1_job_path(id, path);
 	return sd_bus_reply_method_return(m, "o", path);
+}
+
+/* The first property of st that only StartTransientUnit takes, as systemd's scope takes them while it is made. */
+static const char *start_only_property(const struct unit_settings *st)
+{
+	if (st->slice)
+		return "Slice";
+	if (st->npids)
+		return "PIDs";
+	if (st->kill_set & UNIT_SET_KILL_MODE)
+		return "KillMode";
+	if (st->kill_set & UNIT_SET_KILL_SIGNAL)
+		return "KillSignal";
+	return st->kill_set & UNIT_SET_SEND_SIGKILL ? "SendSIGKILL" : "TimeoutStopUSec";
 }
 
 /* What SetUnitProperties may change on a unit, kept so that a refused call leaves the unit as it was. */
@@ -403,9 +465,9 @@ static int m_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_error
 		return no_such_unit(m, name);
 	if (read_settings(s, m, &st, &e) < 0)
 		return reply_error(m, &e);
-	if (st.slice || st.npids)
+	if (st.slice || st.npids || st.kill_set)
 		rc = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "property %s: only set when the unit starts",
-		                                st.slice ? "Slice" : "PIDs");
+		                                start_only_property(&st));
 	else if (snapshot_take(u, &sn, &e) < 0)
 		rc = reply_error(m, &e);
 	else if (values_of(u, &st, &values, &e) < 0 ||

@@ -143,6 +143,7 @@ struct sd1_unit *sd1_unit_add(struct systemd1 *s, const char *name, enum unit_ki
 	u->s = s;
 	sd_id128_randomize(&u->invocation);
 	snprintf(u->device_policy, sizeof(u->device_policy), "auto");
+	unit_kill_default(&u->kill);
 	LIST_PREPEND(s->units, u, prev, next);
 	return u;
 }
@@ -337,6 +338,20 @@ static int p_device_allow(sd_bus *bus, const char *path, const char *iface, cons
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* How StopUnit stops the scope: KillMode, KillSignal, SendSIGKILL, TimeoutStopUSec. */
+static int p_kill(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
+                  void *userdata, sd_bus_error *error)
+{
+	const struct unit_kill *k = &((struct sd1_unit *)userdata)->kill;
+	if (strcmp(prop, "KillMode") == 0)
+		return sd_bus_message_append(reply, "s", unit_kill_mode_name(k->mode));
+	if (strcmp(prop, "KillSignal") == 0)
+		return sd_bus_message_append(reply, "i", k->signal);
+	if (strcmp(prop, "SendSIGKILL") == 0)
+		return sd_bus_message_append(reply, "b", (int)k->send_sigkill);
+	return sd_bus_message_append(reply, "t", k->timeout_usec);
+}
+
 #define P(name, sig, fn) SD_BUS_PROPERTY(name, sig, fn, 0, 0)
 
 static const sd_bus_vtable sd1_unit_vtable[] = {
@@ -360,6 +375,10 @@ static const sd_bus_vtable sd1_unit_vtable[] = {
 static const sd_bus_vtable sd1_scope_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	CGROUP_PROPERTIES,
+	P("KillMode", "s", p_kill),
+	P("KillSignal", "i", p_kill),
+	P("SendSIGKILL", "b", p_kill),
+	P("TimeoutStopUSec", "t", p_kill),
 	SD_BUS_VTABLE_END,
 };
 

@@ -95,7 +95,8 @@ int key_get_cpulist(const struct key_ref *k, char **out, struct err *e)
 		return -1;
 	rc = key_parse_cpulist(text, out, e);
 	if (rc < 0)
-		err_set(e, ERR_FAILED, "%s: %s reads '%.40s', not a cpu list", k->key, k->file, text);
+		err_set(e, ERR_FAILED, "%s: %s reads '%.40s', not a %s list", k->key, k->file, text,
+		        k->def->arg == 1 ? "node" : "cpu");
 	free(text);
 	return rc;
 }

@@ -6,8 +6,7 @@
 
 #include "keys/internal.h"
 
-/* Quota (-1 for none) and period in microseconds. */
-static int read_quota(const struct key_ref *k, long long *quota, long long *period, struct err *e)
+int key_read_quota(const struct key_ref *k, long long *quota, long long *period, struct err *e)
 {
 	unsigned long long q, p;
 	if (k->version == 1) {
@@ -46,7 +45,7 @@ int key_get_cpus_fraction(const struct key_ref *k, char **out, struct err *e)
 	int ncpus;
 	char buf[24];
 
-	if (read_quota(k, &quota, &period, e) < 0)
+	if (key_read_quota(k, &quota, &period, e) < 0)
 		return -1;
 	if (quota < 0)
 		return key_answer(out, "max", e);
@@ -61,11 +60,19 @@ int key_get_cpus_number(const struct key_ref *k, char **out, struct err *e)
 	long long quota, period;
 	char buf[24];
 
-	if (read_quota(k, &quota, &period, e) < 0)
+	if (key_read_quota(k, &quota, &period, e) < 0)
 		return -1;
 	if (quota < 0)
 		return key_answer(out, "max", e);
 	return key_answer(out, key_format_centi(centi_of(quota, period), buf), e);
+}
+
+int key_get_cpu_period(const struct key_ref *k, char **out, struct err *e)
+{
+	long long quota, period;
+	if (key_read_quota(k, &quota, &period, e) < 0)
+		return -1;
+	return key_answer_fmt(out, e, "%lld", period);
 }
 
 int key_get_cpu_share(const struct key_ref *k, char **out, struct err *e)

@@ -93,6 +93,7 @@ int key_plan_freezer(const struct key_ref *k, const char *value, key_writes *out
 int key_plan_cpus_fraction(const struct key_ref *k, const char *value, key_writes *out, struct err *e);
 int key_plan_cpus_number(const struct key_ref *k, const char *value, key_writes *out, struct err *e);
 int key_plan_cpu_share(const struct key_ref *k, const char *value, key_writes *out, struct err *e);
+int key_plan_cpu_period(const struct key_ref *k, const char *value, key_writes *out, struct err *e);
 /* The number of cpus the cgroup may run on: its cpuset's effective cpus, else the online ones. */
 int key_allowed_cpus(const struct key_ref *k, struct err *e);
 
@@ -114,9 +115,12 @@ int key_get_classid(const struct key_ref *k, char **out, struct err *e);
 int key_get_freezer(const struct key_ref *k, char **out, struct err *e);
 
 /* get_cpu.c */
+/* The cgroup's cpu bandwidth quota (-1 for none) and period, in microseconds. */
+int key_read_quota(const struct key_ref *k, long long *quota, long long *period, struct err *e);
 int key_get_cpus_fraction(const struct key_ref *k, char **out, struct err *e);
 int key_get_cpus_number(const struct key_ref *k, char **out, struct err *e);
 int key_get_cpu_share(const struct key_ref *k, char **out, struct err *e);
+int key_get_cpu_period(const struct key_ref *k, char **out, struct err *e);
 int key_get_cpuacct_stat(const struct key_ref *k, char **out, struct err *e);
 int key_get_cpu_usage(const struct key_ref *k, char **out, struct err *e);
 

@@ -99,6 +99,11 @@ const char *key_controller(const char *key);
  * is unknown, its controller unavailable, or it has no equivalent here.
  */
 const char *key_hierarchy_controller(const struct key_host *h, const char *key);
+/*
+ * Whether KEY's controller is here on a version where the key has no equivalent (memory.high where memory is a v1
+ * hierarchy); why says so then, as key_plan_set would refuse it. False for keys that are unknown or available.
+ */
+bool key_lacks_equivalent(const struct key_host *h, const char *key, struct err *why);
 /* The main file backing D here, "" if none (unavailable, no equivalent, or a v2 BPF device rule). */
 const char *key_file_here(const struct key_host *h, const struct key_doc *d);
 

@@ -114,14 +114,21 @@ int key_plan_swap_limit(const struct key_ref *k, const char *value, key_writes *
 	return push_bytes(out, k, k->file, limit + swap, e);
 }
 
+/* cpus_allowed, and mems_allowed (arg 1), whose list of memory nodes has the syntax of a cpu list. */
 int key_plan_cpulist(const struct key_ref *k, const char *value, key_writes *out, struct err *e)
 {
+	bool nodes = k->def->arg == 1;
 	char *list;
-	if (key_parse_cpulist(value, &list, e) < 0)
+	if (key_parse_cpulist(value, &list, e) < 0) {
+		if (nodes)
+			return err_set(e, ERR_INVALID, "%s: '%.40s' is not a memory node list (use node numbers and ranges "
+			               "below %d: 0-1,3)", k->key, value, KEY_MAX_CPUS);
 		return err_prefix(e, k->key);
+	}
 	if (!*list) {
 		free(list);
-		return err_set(e, ERR_INVALID, "%s: an empty cpu list leaves the cgroup's tasks nowhere to run", k->key);
+		return err_set(e, ERR_INVALID, "%s: an empty %s list leaves the cgroup's tasks %s", k->key,
+		               nodes ? "node" : "cpu", nodes ? "no memory to allocate from" : "nowhere to run");
 	}
 	return key_push(out, k, k->file, list, e);
 }

@@ -27,6 +27,12 @@ static const struct key_def defs[] = {
 	{.doc = {"memory.soft_limit", "memory", RW, SX_BYTES, "memory the cgroup keeps under pressure (v1: reclaimed down "
 	         "to it first; v2: protected below it)", "memory.soft_limit_in_bytes", "memory.low", WHO_SET},
 	 .on = BOTH, .plan = key_plan_bytes, .get = key_get_limit},
+	{.doc = {"memory.high", "memory", RW, SX_BYTES, "memory use past which the kernel throttles the cgroup and "
+	         "reclaims from it hard, short of OOM-killing (cgroup2 only)", NULL, "memory.high", WHO_SET},
+	 .on = V2, .plan = key_plan_bytes, .get = key_get_limit},
+	{.doc = {"memory.min", "memory", RW, SX_BYTES, "memory the kernel never reclaims from the cgroup, even under "
+	         "pressure (cgroup2 only; memory.soft_limit is the best-effort protection)", NULL, "memory.min", WHO_SET},
+	 .on = V2, .plan = key_plan_bytes, .get = key_get_limit},
 	{.doc = {"memory.usage", "memory", RO, SX_BYTES_RO, "memory in use now", "memory.usage_in_bytes",
 	         "memory.current", WHO_READ},
 	 .on = BOTH, .get = key_get_number},
@@ -76,14 +82,21 @@ static const struct key_def defs[] = {
 	{.doc = {"cpus_allowed", "cpuset", RW, "cpu list: 0-3,5; answers it sorted and merged", "cpus the cgroup's tasks "
 	         "may run on", "cpuset.cpus", "cpuset.cpus", WHO_SET},
 	 .on = BOTH, .plan = key_plan_cpulist, .get = key_get_cpulist},
+	{.doc = {"mems_allowed", "cpuset", RW, "node list: 0-1,3; answers it sorted and merged", "memory nodes the "
+	         "cgroup's tasks may allocate from", "cpuset.mems", "cpuset.mems", WHO_SET},
+	 .on = BOTH, .arg = 1, .plan = key_plan_cpulist, .get = key_get_cpulist},
 	{.doc = {"cpus_fraction", "cpu", RW, "percentage: 50, 50% or 12.5% (0 < p <= 100, at most 2 decimals), or max; "
 	         "answers 12.5% or max", "cpu time as a share of the cpus the cgroup may run on (its cpuset's, else all "
-	         "online), as a bandwidth limit over a 100ms period", "cpu.cfs_quota_us", "cpu.max", WHO_SET},
+	         "online), as a bandwidth limit over cpu.period (100ms unless set)", "cpu.cfs_quota_us", "cpu.max", WHO_SET},
 	 .on = BOTH, .plan = key_plan_cpus_fraction, .get = key_get_cpus_fraction},
 	{.doc = {"cpus_number", "cpu", RW, "number of cpus: 1.5 (at most 2 decimals, up to 8192), or max; answers 1.5 or "
-	         "max", "cpu time as a number of cpus' worth, as a bandwidth limit over a 100ms period", "cpu.cfs_quota_us",
-	         "cpu.max", WHO_SET},
+	         "max", "cpu time as a number of cpus' worth, as a bandwidth limit over cpu.period (100ms unless set)",
+	         "cpu.cfs_quota_us", "cpu.max", WHO_SET},
 	 .on = BOTH, .plan = key_plan_cpus_number, .get = key_get_cpus_number},
+	{.doc = {"cpu.period", "cpu", RW, "microseconds, 1000 to 1000000; answers N", "the period over which "
+	         "cpus_number and cpus_fraction limit cpu time; a quota set keeps its number of cpus (it is scaled)",
+	         "cpu.cfs_period_us", "cpu.max", WHO_SET},
+	 .on = BOTH, .plan = key_plan_cpu_period, .get = key_get_cpu_period},
 	{.doc = {"cpu_share_percent", "cpu", RW, "integer 1 to 10000 (100 is the default share); answers N",
 	         "the cgroup's share of cpu time against its siblings when cpus are contended", "cpu.shares", "cpu.weight",
 	         WHO_SET},
@@ -266,6 +279,13 @@ const char *key_hierarchy_controller(const struct key_host *h, const char *key)
 	struct key_ref k;
 	struct err e;
 	return key_resolve(h, key, &k, &e) == 0 ? k.ctrl : NULL;
+}
+
+bool key_lacks_equivalent(const struct key_host *h, const char *key, struct err *why)
+{
+	struct key_ref k;
+	return key_resolve(h, key, &k, why) < 0 && k.def && k.version &&
+	       !(k.def->on & (k.version == 1 ? KEY_ON_V1 : KEY_ON_V2));
 }
 
 const char *key_file_here(const struct key_host *h, const struct key_doc *d)

@@ -1,11 +1,13 @@
 #include "systemd1/unit_props.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "systemd1/unit_name.h"
+#include "systemd1/unit_stop.h"
 
 #define NO_LIMIT UINT64_MAX /* systemd's "infinity" and "unset" in every t property below */
 
@@ -16,10 +18,13 @@ enum prop_action {
 	P_PIDS,
 	P_DELEGATE,
 	P_ACCEPTED,     /* nothing to do: always so here, or only systemd's bookkeeping */
-	P_NOT_APPLIED,  /* this host has no setting for it: why says so */
+	P_KILL_MODE,    /* how StopUnit stops the unit (unit_stop.h) */
+	P_KILL_SIGNAL,
+	P_SEND_SIGKILL,
+	P_TIMEOUT_STOP,
 	P_BYTES,        /* key = N bytes, NO_LIMIT: max */
 	P_COUNT,        /* key = N within [min, max], NO_LIMIT: max */
-	P_WEIGHT,       /* key = N within [min, max], NO_LIMIT: dflt */
+	P_DEFAULTED,    /* key = N within [min, max], NO_LIMIT: dflt */
 	P_CPU_SHARES,   /* cpu_share_percent = N * 100 / 1024 */
 	P_CPU_QUOTA,    /* cpus_number = N µs per second in cpus */
 	P_CPUSET,       /* key = the cpus of the bit mask */
@@ -34,12 +39,10 @@ struct prop_rule {
 	enum prop_action act;
 	const char *key;
 	uint64_t min, max, dflt;
-	const char *why; /* P_NOT_APPLIED */
 };
 
 #define RULE(n, t, a) {.name = n, .sig = t, .act = a}
 #define KEY(n, t, a, k, lo, hi, d) {.name = n, .sig = t, .act = a, .key = k, .min = lo, .max = hi, .dflt = d}
-#define NOT_APPLIED(n, t, w) {.name = n, .sig = t, .act = P_NOT_APPLIED, .why = w}
 
 static const struct prop_rule rules[] = {
 	RULE("Description", "s", P_DESCRIPTION),
@@ -49,8 +52,10 @@ static const struct prop_rule rules[] = {
 	RULE("DefaultDependencies", "b", P_ACCEPTED),
 	RULE("AddRef", "b", P_ACCEPTED),
 	RULE("CollectMode", "s", P_ACCEPTED),
-	RULE("KillMode", "s", P_ACCEPTED),
-	RULE("TimeoutStopUSec", "t", P_ACCEPTED),
+	RULE("KillMode", "s", P_KILL_MODE),
+	RULE("KillSignal", "i", P_KILL_SIGNAL),
+	RULE("SendSIGKILL", "b", P_SEND_SIGKILL),
+	RULE("TimeoutStopUSec", "t", P_TIMEOUT_STOP),
 	RULE("CPUAccounting", "b", P_ACCEPTED),
 	RULE("MemoryAccounting", "b", P_ACCEPTED),
 	RULE("TasksAccounting", "b", P_ACCEPTED),
@@ -58,20 +63,20 @@ static const struct prop_rule rules[] = {
 	RULE("BlockIOAccounting", "b", P_ACCEPTED),
 	RULE("IPAccounting", "b", P_ACCEPTED),
 	KEY("CPUShares", "t", P_CPU_SHARES, "cpu_share_percent", 2, 262144, 1024),
-	KEY("CPUWeight", "t", P_WEIGHT, "cpu_share_percent", 1, 10000, 100),
+	KEY("CPUWeight", "t", P_DEFAULTED, "cpu_share_percent", 1, 10000, 100),
 	KEY("CPUQuotaPerSecUSec", "t", P_CPU_QUOTA, "cpus_number", 1, 8192000000ULL, 0),
-	NOT_APPLIED("CPUQuotaPeriodUSec", "t", "the cpu keys keep a 100 ms period"),
+	KEY("CPUQuotaPeriodUSec", "t", P_DEFAULTED, "cpu.period", 1000, 1000000, 100000),
 	KEY("AllowedCPUs", "ay", P_CPUSET, "cpus_allowed", 0, 0, 0),
-	NOT_APPLIED("AllowedMemoryNodes", "ay", "the key vocabulary has no memory node setting"),
+	KEY("AllowedMemoryNodes", "ay", P_CPUSET, "mems_allowed", 0, 0, 0),
 	KEY("MemoryMax", "t", P_BYTES, "memory.limit", 0, 0, 0),
 	KEY("MemoryLimit", "t", P_BYTES, "memory.limit", 0, 0, 0),
 	KEY("MemoryLow", "t", P_BYTES, "memory.soft_limit", 0, 0, 0),
 	KEY("MemorySwapMax", "t", P_BYTES, "swap.limit", 0, 0, 0),
-	NOT_APPLIED("MemoryHigh", "t", "the key vocabulary has no memory.high"),
-	NOT_APPLIED("MemoryMin", "t", "the key vocabulary has no memory.min"),
+	KEY("MemoryHigh", "t", P_BYTES, "memory.high", 0, 0, 0),
+	KEY("MemoryMin", "t", P_BYTES, "memory.min", 0, 0, 0),
 	KEY("TasksMax", "t", P_COUNT, "pids.limit", 0, 4194304, 0),
-	KEY("BlockIOWeight", "t", P_WEIGHT, "blkio_weight", 10, 1000, 500),
-	KEY("IOWeight", "t", P_WEIGHT, "blkio_weight", 1, 10000, 100),
+	KEY("BlockIOWeight", "t", P_DEFAULTED, "blkio_weight", 10, 1000, 500),
+	KEY("IOWeight", "t", P_DEFAULTED, "blkio_weight", 1, 10000, 100),
 	KEY("IOReadBandwidthMax", "a(st)", P_BANDWIDTH, "blkio_throttle_read", 0, 0, 0),
 	KEY("IOWriteBandwidthMax", "a(st)", P_BANDWIDTH, "blkio_throttle_write", 0, 0, 0),
 	RULE("DevicePolicy", "s", P_DEVICE_POLICY),
@@ -103,10 +108,10 @@ static int push_number(struct unit_settings *s, const struct prop_rule *r, uint6
 static int out_of_range(const struct prop_rule *r, uint64_t v, struct err *e)
 {
 	return err_set(e, ERR_INVALID, "property %s: %" PRIu64 " is out of range (%" PRIu64 " to %" PRIu64 ", or %" PRIu64
-	               " for %s)", r->name, v, r->min, r->max, NO_LIMIT, r->act == P_WEIGHT ? "the default" : "no limit");
+	               " for %s)", r->name, v, r->min, r->max, NO_LIMIT, r->act == P_DEFAULTED ? "the default" : "no limit");
 }
 
-/* The bits of an AllowedCPUs mask as a cpu list: bit b of byte i is cpu 8i+b. */
+/* The bits of an AllowedCPUs or AllowedMemoryNodes mask as a list: bit b of byte i is cpu (or node) 8i+b. */
 static int push_cpuset(struct unit_settings *s, const struct prop_rule *r, const uint8_t *mask, size_t n,
                        struct err *e)
 {
@@ -121,11 +126,11 @@ static int push_cpuset(struct unit_settings *s, const struct prop_rule *r, const
 		int w = end > c ? snprintf(list + at, sizeof(list) - at, "%s%zu-%zu", at ? "," : "", c, end)
 		                : snprintf(list + at, sizeof(list) - at, "%s%zu", at ? "," : "", c);
 		if (w < 0 || (size_t)w >= sizeof(list) - at)
-			return err_set(e, ERR_INVALID, "property %s: the cpu list is too long", r->name);
+			return err_set(e, ERR_INVALID, "property %s: the list is too long", r->name);
 		at += (size_t)w;
 		c = end;
 	}
-	/* An empty mask is systemd's "unset": the cpus of the parent, which a new cgroup has already. */
+	/* An empty mask is systemd's "unset": the cpus (nodes) of the parent, which a new cgroup has already. */
 	return at ? push_key(s, r, list, e) : 0;
 }
 
@@ -212,18 +217,37 @@ static int decode_one(const struct prop_rule *r, const struct unit_prop *p, stru
 		return 0;
 	case P_ACCEPTED:
 		return 0;
-	case P_NOT_APPLIED:
-		snprintf(buf, sizeof(buf), "%s (%s)", r->name, r->why);
-		return strv_contains(&s->not_applied, buf) || strv_push(&s->not_applied, buf) == 0
-		               ? 0
-		               : err_set(e, ERR_FAILED, "out of memory");
+	case P_KILL_MODE: {
+		int mode = unit_kill_mode_of(p->s);
+		if (mode < 0)
+			return err_set(e, ERR_INVALID, "property KillMode: '%s' is not control-group, mixed, process or none",
+			               p->s);
+		s->kill_set |= UNIT_SET_KILL_MODE;
+		s->kill.mode = (enum unit_kill_mode)mode;
+		return 0;
+	}
+	case P_KILL_SIGNAL:
+		if (p->i < 1 || p->i > SIGRTMAX)
+			return err_set(e, ERR_INVALID, "property KillSignal: %" PRId64 " is not a signal (1 to %d)", p->i,
+			               SIGRTMAX);
+		s->kill_set |= UNIT_SET_KILL_SIGNAL;
+		s->kill.signal = (int)p->i;
+		return 0;
+	case P_SEND_SIGKILL:
+		s->kill_set |= UNIT_SET_SEND_SIGKILL;
+		s->kill.send_sigkill = p->u != 0;
+		return 0;
+	case P_TIMEOUT_STOP:
+		s->kill_set |= UNIT_SET_TIMEOUT_STOP;
+		s->kill.timeout_usec = p->u;
+		return 0;
 	case P_BYTES:
 		return p->u == NO_LIMIT ? push_key(s, r, "max", e) : push_number(s, r, p->u, e);
 	case P_COUNT:
 		if (p->u == NO_LIMIT)
 			return push_key(s, r, "max", e);
 		return p->u < r->min || p->u > r->max ? out_of_range(r, p->u, e) : push_number(s, r, p->u, e);
-	case P_WEIGHT:
+	case P_DEFAULTED:
 		if (p->u == NO_LIMIT)
 			return push_number(s, r, r->dflt, e);
 		return p->u < r->min || p->u > r->max ? out_of_range(r, p->u, e) : push_number(s, r, p->u, e);
@@ -296,7 +320,6 @@ void unit_settings_free(struct unit_settings *s)
 	for (size_t i = 0; i < s->nallow; i++)
 		free(s->allow[i].path);
 	free(s->allow);
-	strv_free(&s->not_applied);
 	strv_free(&s->unknown);
 	*s = (struct unit_settings){0};
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "systemd1/unit_stop.h"
 #include "util/err.h"
 #include "util/strv.h"
 
@@ -39,6 +40,14 @@ struct unit_device {
 	char access[4];
 };
 
+/* The fields of unit_settings.kill a list of properties set. */
+enum {
+	UNIT_SET_KILL_MODE = 1 << 0,
+	UNIT_SET_KILL_SIGNAL = 1 << 1,
+	UNIT_SET_SEND_SIGKILL = 1 << 2,
+	UNIT_SET_TIMEOUT_STOP = 1 << 3,
+};
+
 /* What a list of properties asks for. A field not named by any property keeps its zero value. */
 struct unit_settings {
 	char *description;
@@ -52,7 +61,8 @@ struct unit_settings {
 	bool device_allow_reset;      /* an empty DeviceAllow: forget the entries before */
 	struct unit_device *allow;    /* the entries of DeviceAllow to add */
 	size_t nallow;
-	strv not_applied;             /* known properties this host has no setting for: "NAME (why)" */
+	unsigned kill_set;            /* UNIT_SET_*: the fields of kill that were sent */
+	struct unit_kill kill;        /* KillMode, KillSignal, SendSIGKILL, TimeoutStopUSec */
 	strv unknown;                 /* names of properties systemd has but this manager does not know */
 };
 

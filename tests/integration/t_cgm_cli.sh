@@ -88,15 +88,17 @@ test_cgm_pid_by_pidfd_of_a_task_outside_the_pid_namespace_refused() {
 
 test_cgm_json_prints_numbers_as_numbers() {
 	local out
-	cgm_root new cli_json memory.limit=64M pids.limit=max cpus_allowed=0 cpu_share_percent=50
-	out=$(cgm_root --json get cli_json memory.limit pids.limit cpus_allowed cpu_share_percent pids.current)
-	# Numbers bare, "max" and the cpu list (a list even of one cpu) quoted.
-	expect_eq "$out" '{"memory.limit":67108864,"pids.limit":"max","cpus_allowed":"0","cpu_share_percent":50,"pids.current":0}' \
-		"get --json"
+	cgm_root new cli_json memory.limit=64M pids.limit=max cpus_allowed=0 mems_allowed=0 cpu_share_percent=50
+	out=$(cgm_root --json get cli_json memory.limit pids.limit cpus_allowed mems_allowed cpu_share_percent cpu.period \
+		pids.current)
+	# Numbers bare, "max" and the cpu and node lists (lists even of one) quoted.
+	expect_eq "$out" '{"memory.limit":67108864,"pids.limit":"max","cpus_allowed":"0","mems_allowed":"0",'\
+'"cpu_share_percent":50,"cpu.period":100000,"pids.current":0}' "get --json"
 	cgm_root set cli_json pids.limit=20
 	expect_eq "$(cgm_root --json get cli_json pids.limit)" '{"pids.limit":20}' "pids.limit 20 --json"
 	# Parsed by a JSON reader: the types, not only the text.
 	echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert type(d["memory.limit"]) is int and \
-		type(d["pids.limit"]) is str and type(d["cpus_allowed"]) is str, d' || fail "get --json types: $out"
+		type(d["pids.limit"]) is str and type(d["cpus_allowed"]) is str and type(d["mems_allowed"]) is str and \
+		type(d["cpu.period"]) is int, d' || fail "get --json types: $out"
 	cgm_root delete cli_json
 }

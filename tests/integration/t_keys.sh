@@ -384,6 +384,43 @@ test_keys_cpus_allowed_shows_in_the_task() {
 	cgm_root delete k_cpu
 }
 
+# mems_allowed and cpu.period on either version (a quota keeps its number of cpus over a new period); memory.high
+# and memory.min on cgroup2, and refused naming the key where memory is a v1 hierarchy, which has no equivalent.
+test_keys_memory_nodes_cpu_period_and_memory_high_min() {
+	[ -n "$(backing cpuset)" ] && [ -n "$(backing cpu)" ] && [ -n "$(backing memory)" ] ||
+		skip "no cpuset, cpu or memory controller here"
+	cgm_root new k_period mems_allowed=0 cpus_number=1.5
+	expect_eq "$(keyfile cpuset k_period cpuset.mems)" 0 "cpuset.mems"
+	expect_eq "$(cgm_root get k_period mems_allowed)" 0 "mems_allowed"
+	expect_eq "$(cgm_root get k_period cpu.period)" 100000 "cpu.period before it is set"
+	cgm_root set k_period cpu.period=50000
+	expect_eq "$(cgm_root get k_period cpu.period)" 50000 "cpu.period"
+	expect_eq "$(cgm_root get k_period cpus_number)" 1.5 "cpus_number over the new period"
+	if [ "$(backing cpu)" = v1 ]; then
+		expect_eq "$(keyfile cpu k_period cpu.cfs_period_us) $(keyfile cpu k_period cpu.cfs_quota_us)" "50000 75000" \
+			"cpu.cfs_period_us and cpu.cfs_quota_us"
+	else
+		expect_eq "$(keyfile cpu k_period cpu.max)" "75000 50000" "cpu.max"
+	fi
+	# A quota set later keeps the period.
+	cgm_root set k_period cpus_number=0.5
+	expect_eq "$(cgm_root get k_period cpu.period)" 50000 "cpu.period after cpus_number"
+	expect_refused "cpu.period: 999 is out of range \(1000 to 1000000 microseconds\)" \
+		cgm_root set k_period cpu.period=999
+	expect_refused "mems_allowed: '0-1x' is not a memory node list" cgm_root set k_period mems_allowed=0-1x
+	if [ "$(backing memory)" = v1 ]; then
+		expect_refused "memory.high has no equivalent on cgroup v1 \(memory is a v1 hierarchy here\)" \
+			cgm_root set k_period memory.high=64M
+		expect_refused "memory.min has no equivalent on cgroup v1" cgm_root set k_period memory.min=16M
+	else
+		cgm_root set k_period memory.high=64M memory.min=16M
+		expect_eq "$(keyfile memory k_period memory.high) $(keyfile memory k_period memory.min)" "67108864 16777216" \
+			"memory.high and memory.min"
+		expect_eq "$(cgm_root get k_period memory.high)" 67108864 "memory.high"
+	fi
+	cgm_root delete k_period
+}
+
 test_keys_bad_values_refused_clearly() {
 	local junk v
 	junk=$(head -c 4096 /dev/zero | tr '\0' 'j')

@@ -137,6 +137,21 @@ test_systemd1_systemd_run_nested_slice() {
 	expect_eq "$out" 4 "units listed (-.slice, a.slice, a-b.slice, cgmtest-b.scope)"
 }
 
+# sd1_monitor: a busctl monitor of JobRemoved writing $SD1_DIR/monitor.log, once it monitors.
+sd1_monitor() {
+	local i
+	run_as 0 "" timeout 120 busctl --address="$SD1_BUS" --match="type='signal',member='JobRemoved'" monitor \
+		>"$SD1_DIR/monitor.log" 2>&1 &
+	SD1_CLIENTS+=("$!")
+	# busctl says so once it monitors (the v2 VM takes seconds to get there).
+	for i in $(seq 400); do grep -q "Monitoring bus message stream" "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+}
+
+# sd1_job_removed UNIT: the monitor has seen JobRemoved of UNIT, with done.
+sd1_job_removed() {
+	grep -A12 'STRING "'"$1"'";' "$SD1_DIR/monitor.log" 2>/dev/null | grep -q 'STRING "done";'
+}
+
 # StopUnit kills what is in the scope and removes it; the job's end is checked in cgroupfs and in the JobRemoved
 # a busctl monitor saw. busctl call does not wait for the job: the job must not need its caller.
 test_systemd1_stop_unit_kills_and_removes() {
@@ -144,13 +159,8 @@ test_systemd1_stop_unit_kills_and_removes() {
 	sd1_spawn systemd-run --scope --unit=cgmtest-c sleep 30
 	local pid=$SD1_SPAWNED dir
 	sd1_wait_in system.slice/cgmtest-c.scope "$pid"
-	run_as 0 "" timeout 120 busctl --address="$SD1_BUS" --match="type='signal',member='JobRemoved'" monitor \
-		>"$SD1_DIR/monitor.log" 2>&1 &
-	local mon=$! i
-	SD1_CLIENTS+=("$mon")
-	# busctl says so once it monitors (the v2 VM takes seconds to get there).
-	for i in $(seq 400); do grep -q "Monitoring bus message stream" "$SD1_DIR/monitor.log" && break; sleep 0.05; done
-	local out
+	sd1_monitor
+	local out i
 	out=$(sd1_call StopUnit ss cgmtest-c.scope replace)
 	[[ $out =~ ^o\ \"/org/freedesktop/systemd1/job/[0-9]+\"$ ]] || fail "StopUnit answered '$out'"
 	for i in $(seq 100); do pid_gone "$pid" && break; sleep 0.05; done
@@ -158,9 +168,8 @@ test_systemd1_stop_unit_kills_and_removes() {
 	dir=$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/cgmtest-c.scope
 	for i in $(seq 100); do [ -d "$dir" ] || break; sleep 0.05; done
 	expect_missing "$dir"
-	for i in $(seq 200); do grep -q '"done"' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
-	grep -q 'STRING "cgmtest-c.scope";' "$SD1_DIR/monitor.log" && grep -q 'STRING "done";' "$SD1_DIR/monitor.log" ||
-		fail "no JobRemoved done for cgmtest-c.scope: $(cat "$SD1_DIR/monitor.log")"
+	for i in $(seq 200); do sd1_job_removed cgmtest-c.scope && break; sleep 0.05; done
+	sd1_job_removed cgmtest-c.scope || fail "no JobRemoved done for cgmtest-c.scope: $(cat "$SD1_DIR/monitor.log")"
 	expect_refused "Unit cgmtest-c.scope not loaded" sd1_call StopUnit ss cgmtest-c.scope replace
 }
 
@@ -393,4 +402,116 @@ test_systemd1_refused_device_change_leaves_unit_as_was() {
 			"devices.list after DeviceAllow=/dev/null rw"
 	fi
 	end_pids "$pid"
+}
+
+# StopUnit as systemd stops a scope: SIGTERM to its tasks (a trap runs and the task exits cleanly), and the
+# scope removed once they have left, without waiting for the timeout; KillMode=none leaves the tasks.
+test_systemd1_stop_unit_sends_sigterm_first() {
+	sd1_start
+	local term=$SD1_DIR/term out i
+	sd1_spawn systemd-run --scope --unit=cgmtest-t sh -c \
+		"trap 'echo clean >$term; exit 0' TERM; while :; do sleep 0.1; done"
+	local pid=$SD1_SPAWNED
+	sd1_wait_in system.slice/cgmtest-t.scope "$pid"
+	local u=/org/freedesktop/systemd1/unit/cgmtest_2dt_2escope
+	expect_eq "$(sd1_call_get 0 "$u" KillMode)" 's "control-group"' "KillMode by default"
+	expect_eq "$(sd1_call_get 0 "$u" TimeoutStopUSec)" "t 90000000" "TimeoutStopUSec by default"
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest-t.scope replace
+	for i in $(seq 100); do sd1_job_removed cgmtest-t.scope && break; sleep 0.05; done
+	sd1_job_removed cgmtest-t.scope || fail "no JobRemoved done for cgmtest-t.scope: $(cat "$SD1_DIR/monitor.log")"
+	pid_gone "$pid" || fail "pid $pid outlived its JobRemoved"
+	expect_eq "$(cat "$term" 2>&1)" clean "what the task's SIGTERM trap wrote"
+	expect_missing "$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/cgmtest-t.scope"
+	# KillMode=none: the task stays, the unit is stopped, JobRemoved done.
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-n.scope fail 2 PIDs au 1 "$pid" KillMode s none 0
+	sd1_wait_in system.slice/cgmtest-n.scope "$pid"
+	# As systemd's, a scope's kill settings are taken when it starts only.
+	expect_refused "property TimeoutStopUSec: only set when the unit starts" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-n.scope true 1 TimeoutStopUSec t 1000000
+	expect_ok sd1_call StopUnit ss cgmtest-n.scope replace
+	for i in $(seq 100); do sd1_job_removed cgmtest-n.scope && break; sleep 0.05; done
+	sd1_job_removed cgmtest-n.scope || fail "no JobRemoved done for cgmtest-n.scope: $(cat "$SD1_DIR/monitor.log")"
+	pid_gone "$pid" && fail "KillMode=none killed pid $pid"
+	expect_refused "Unit cgmtest-n.scope not loaded" sd1_call StopUnit ss cgmtest-n.scope replace
+	expect_refused "property KillMode: 'all' is not control-group, mixed, process or none" \
+		sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-o.scope fail 2 PIDs au 1 "$pid" KillMode s all 0
+	end_pids "$pid"
+}
+
+# A task that ignores SIGTERM keeps its scope for TimeoutStopUSec (JobRemoved waits too, and the daemon
+# answers meanwhile), then gets SIGKILL; JobRemoved comes once it is gone. KillSignal picks the first signal.
+test_systemd1_stop_unit_sigkill_after_timeout() {
+	sd1_start
+	local sig=$SD1_DIR/sig i t0 took
+	sd1_spawn systemd-run --scope --unit=cgmtest-u -p TimeoutStopSec=1500ms -p KillSignal=SIGINT sh -c \
+		"trap '' TERM; trap 'echo int >>$sig' INT; while :; do sleep 0.1; done"
+	local pid=$SD1_SPAWNED
+	sd1_wait_in system.slice/cgmtest-u.scope "$pid"
+	sd1_monitor
+	t0=$(now_ms)
+	expect_ok sd1_call StopUnit ss cgmtest-u.scope replace
+	sleep 0.5
+	pid_gone "$pid" && fail "pid $pid was killed before its TimeoutStopUSec of 1.5 s"
+	sd1_job_removed cgmtest-u.scope && fail "JobRemoved before the tasks of cgmtest-u.scope were gone"
+	expect_ok sd1_call GetUnit s -.slice
+	for i in $(seq 200); do sd1_job_removed cgmtest-u.scope && break; sleep 0.05; done
+	took=$(( $(now_ms) - t0 ))
+	sd1_job_removed cgmtest-u.scope || fail "no JobRemoved done for cgmtest-u.scope: $(cat "$SD1_DIR/monitor.log")"
+	pid_gone "$pid" || fail "pid $pid outlived its JobRemoved"
+	[ "$took" -ge 1500 ] || fail "JobRemoved after $took ms, before the timeout of 1500 ms"
+	grep -q int "$sig" || fail "the task got no SIGINT (KillSignal) before SIGKILL"
+	expect_missing "$(sb_path name=systemd 2>/dev/null || sb_path unified)/system.slice/cgmtest-u.scope"
+}
+
+# sd1_memory_cpu_scope UNIT: systemd-run --scope of sleep 30 with the memory and cpu properties systemd-run
+# turns into MemoryHigh, MemoryMin, AllowedMemoryNodes, CPUQuotaPerSecUSec and CPUQuotaPeriodUSec; its pid
+# in SD1_SPAWNED once it is in the scope.
+sd1_memory_cpu_scope() {
+	sd1_spawn systemd-run --scope --unit="$1" -p MemoryHigh=48M -p MemoryMin=16M -p AllowedMemoryNodes=0 \
+		-p CPUQuota=150% -p CPUQuotaPeriodSec=50ms sleep 30
+	sd1_wait_in "system.slice/$1" "$SD1_SPAWNED"
+}
+
+# Where memory is a v1 hierarchy (this host): AllowedMemoryNodes and CPUQuotaPeriodUSec applied, the cpu quota
+# kept over the new period, also when SetUnitProperties changes the period alone; MemoryHigh and MemoryMin, which
+# v1 has no equivalent of, accepted and logged once as not applied, as systemd does on v1.
+test_systemd1_memory_nodes_and_cpu_period() {
+	pure_v2 && skip "pure cgroup2: test_v2_systemd1_memory_high_min_nodes_and_cpu_period"
+	has_hierarchy cpuset && has_hierarchy cpu && has_hierarchy memory || skip "no v1 cpuset, cpu and memory"
+	sd1_start
+	sd1_memory_cpu_scope cgmtest-g.scope
+	local cpu cpuset
+	cpu=$(sb_path cpu)/system.slice/cgmtest-g.scope
+	cpuset=$(sb_path cpuset)/system.slice/cgmtest-g.scope
+	expect_eq "$(cat "$cpuset/cpuset.mems")" 0 "cpuset.mems"
+	expect_eq "$(cat "$cpu/cpu.cfs_period_us") $(cat "$cpu/cpu.cfs_quota_us")" "50000 75000" \
+		"cpu.cfs_period_us and cpu.cfs_quota_us (1.5 cpus over 50 ms)"
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-g.scope true 1 CPUQuotaPeriodUSec t 20000
+	expect_eq "$(cat "$cpu/cpu.cfs_period_us") $(cat "$cpu/cpu.cfs_quota_us")" "20000 30000" \
+		"cpu.cfs_period_us and cpu.cfs_quota_us after CPUQuotaPeriodUSec=20ms"
+	expect_refused "property CPUQuotaPeriodUSec: 999 is out of range \(1000 to 1000000" \
+		sd1_call SetUnitProperties 'sba(sv)' cgmtest-g.scope true 1 CPUQuotaPeriodUSec t 999
+	local line
+	for line in "MemoryHigh is accepted but not applied: memory.high has no equivalent on cgroup v1" \
+		"MemoryMin is accepted but not applied: memory.min has no equivalent on cgroup v1"; do
+		expect_eq "$(grep -c "property $line" "$SD1_DIR/daemon.log")" 1 "log lines '$line'"
+	done
+	# Logged once in the daemon's life.
+	expect_ok sd1_call SetUnitProperties 'sba(sv)' cgmtest-g.scope true 1 MemoryHigh t 33554432
+	expect_eq "$(grep -c "property MemoryHigh is accepted" "$SD1_DIR/daemon.log")" 1 "log lines of MemoryHigh"
+	end_pids "$SD1_SPAWNED"
+}
+
+# Lane v2: the same properties, memory.high and memory.min included, in the scope's cgroup2 files.
+test_v2_systemd1_memory_high_min_nodes_and_cpu_period() {
+	sd1_start
+	sd1_memory_cpu_scope cgmtest-h.scope
+	local dir
+	dir=$(sb_path unified)/system.slice/cgmtest-h.scope
+	expect_eq "$(cat "$dir/memory.high") $(cat "$dir/memory.min")" "50331648 16777216" "memory.high and memory.min"
+	expect_eq "$(cat "$dir/cpuset.mems")" 0 "cpuset.mems"
+	expect_eq "$(cat "$dir/cpu.max")" "75000 50000" "cpu.max (1.5 cpus over 50 ms)"
+	end_pids "$SD1_SPAWNED"
 }

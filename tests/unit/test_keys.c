@@ -507,6 +507,49 @@ static void soft_limits(void)
 	CHECK_WRITE(0, "memory", 2, "memory.swap.high", "max");
 }
 
+/* memory.high and memory.min have no v1 equivalent: refused there, naming the key. */
+static void memory_high_and_min(void)
+{
+	fake_host(2);
+	CHECK(plan("memory.high", "256M") == 0);
+	CHECK(W.n == 1);
+	CHECK_WRITE(0, "memory", 2, "memory.high", "268435456");
+	CHECK(plan("memory.high", "max") == 0);
+	CHECK_WRITE(0, "memory", 2, "memory.high", "max");
+	CHECK(plan("memory.min", "64M") == 0);
+	CHECK(W.n == 1);
+	CHECK_WRITE(0, "memory", 2, "memory.min", "67108864");
+	CHECK(plan("memory.min", "12X") < 0);
+	CHECK_REFUSED(ERR_INVALID, "memory.min: '12X' is not a size (use bytes or K, M, G, T suffixes, or max)");
+	fake_file("memory", "memory.high", "max\n");
+	fake_file("memory", "memory.min", "67108864\n");
+	CHECK_STR(get("memory.high"), "max");
+	CHECK_STR(get("memory.min"), "67108864");
+	fake_host(1);
+	CHECK(plan("memory.high", "256M") < 0);
+	CHECK_REFUSED(ERR_NOT_SUPPORTED, "memory.high has no equivalent on cgroup v1 (memory is a v1 hierarchy here)");
+	CHECK(plan("memory.min", "64M") < 0);
+	CHECK_REFUSED(ERR_NOT_SUPPORTED, "memory.min has no equivalent on cgroup v1 (memory is a v1 hierarchy here)");
+	CHECK_STR(get("memory.high"), "ERR: memory.high has no equivalent on cgroup v1 (memory is a v1 hierarchy here)");
+}
+
+/* What the systemd1 interface leaves out as systemd does (MemoryHigh on v1), and nothing else. */
+static void lacks_equivalent(void)
+{
+	struct err why = {0};
+	fake_host(1);
+	CHECK(key_lacks_equivalent(&host, "memory.min", &why));
+	CHECK_STR(why.msg, "memory.min has no equivalent on cgroup v1 (memory is a v1 hierarchy here)");
+	CHECK(!key_lacks_equivalent(&host, "memory.limit", &why));
+	CHECK(!key_lacks_equivalent(&host, "memory.bogus", &why));
+	CHECK(!key_lacks_equivalent(&host, "hugetlb_limit.3XB", &why));
+	fake_version("pids", 0);
+	CHECK(!key_lacks_equivalent(&host, "pids.limit", &why));
+	fake_host(2);
+	CHECK(!key_lacks_equivalent(&host, "memory.high", &why));
+	CHECK(key_lacks_equivalent(&host, "hugetlb_max_usage.2MB", &why));
+}
+
 static void swap_limit_v2(void)
 {
 	fake_host(2);
@@ -663,6 +706,26 @@ static void cpus_allowed(void)
 	CHECK_STR(get("cpus_allowed"), "");
 }
 
+static void mems_allowed(void)
+{
+	fake_host(1);
+	CHECK(plan("mems_allowed", "1,0") == 0);
+	CHECK(W.n == 1);
+	CHECK_WRITE(0, "cpuset", 1, "cpuset.mems", "0-1");
+	CHECK(plan("mems_allowed", "0-1x") < 0);
+	CHECK_REFUSED(ERR_INVALID, "mems_allowed: '0-1x' is not a memory node list (use node numbers and ranges below "
+	                           "8192: 0-1,3)");
+	CHECK(plan("mems_allowed", "") < 0);
+	CHECK_REFUSED(ERR_INVALID, "mems_allowed: an empty node list leaves the cgroup's tasks no memory to allocate from");
+	fake_file("cpuset", "cpuset.mems", "0\n");
+	CHECK_STR(get("mems_allowed"), "0");
+	fake_file("cpuset", "cpuset.mems", "junk\n");
+	CHECK_STR(get("mems_allowed"), "ERR: mems_allowed: cpuset.mems reads 'junk', not a node list");
+	fake_host(2);
+	CHECK(plan("mems_allowed", "0") == 0);
+	CHECK_WRITE(0, "cpuset", 2, "cpuset.mems", "0");
+}
+
 static void cpus_fraction_v1(void)
 {
 	fake_host(1);
@@ -759,6 +822,61 @@ static void cpus_number(void)
 	                           "decimals, or max)");
 	CHECK(plan("cpus_number", "8193") < 0);
 	CHECK(plan("cpus_number", "50%") < 0);
+}
+
+/* cpu.period keeps the quota's number of cpus, and the quota keys keep the period set. */
+static void cpu_period(void)
+{
+	fake_host(2);
+	fake_file("cpu", "cpu.max", "150000 100000\n");
+	CHECK(plan("cpu.period", "50000") == 0);
+	CHECK(W.n == 1);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "75000 50000");
+	fake_file("cpu", "cpu.max", "max 100000\n");
+	CHECK(plan("cpu.period", "1000000") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "max 1000000");
+	CHECK_STR(get("cpu.period"), "100000");
+	/* A small quota over a shorter period stays at the kernel's minimum. */
+	fake_file("cpu", "cpu.max", "1000 100000\n");
+	CHECK(plan("cpu.period", "10000") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 10000");
+	fake_file("cpu", "cpu.max", "max 50000\n");
+	CHECK(plan("cpus_number", "1.5") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "75000 50000");
+	CHECK(plan("cpus_number", "max") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "max 50000");
+	fake_file("cpuset", "cpuset.cpus.effective", "0-3\n");
+	CHECK(plan("cpus_fraction", "50%") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "100000 50000");
+	CHECK(plan("cpu.period", "999") < 0);
+	CHECK_REFUSED(ERR_INVALID, "cpu.period: 999 is out of range (1000 to 1000000 microseconds)");
+	CHECK(plan("cpu.period", "1000001") < 0);
+	CHECK(E.kind == ERR_INVALID);
+	CHECK(plan("cpu.period", "max") < 0);
+	CHECK_REFUSED(ERR_INVALID, "cpu.period: 'max' is not a number of microseconds (use a whole number from 1000 to "
+	                           "1000000)");
+	fake_host(1);
+	fake_file("cpu", "cpu.cfs_quota_us", "200000\n");
+	fake_file("cpu", "cpu.cfs_period_us", "100000\n");
+	/* Shorter: the quota first, so that quota/period never rises above both ratios on the way. */
+	CHECK(plan("cpu.period", "20000") == 0);
+	CHECK(W.n == 2);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_quota_us", "40000");
+	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_period_us", "20000");
+	/* Longer: the period first. */
+	CHECK(plan("cpu.period", "250000") == 0);
+	CHECK(W.n == 2);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "250000");
+	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "500000");
+	fake_file("cpu", "cpu.cfs_quota_us", "-1\n");
+	CHECK(plan("cpu.period", "20000") == 0);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "20000");
+	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "-1");
+	fake_file("cpu", "cpu.cfs_period_us", "20000\n");
+	CHECK_STR(get("cpu.period"), "20000");
+	CHECK(plan("cpus_number", "2") == 0);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "20000");
+	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "40000");
 }
 
 static void cpu_share(void)
@@ -1173,7 +1291,8 @@ static void every_settable_key_plans(void)
 	static const struct {
 		const char *key, *value;
 	} samples[] = {
-		{"memory.limit", "1G"}, {"memory.soft_limit", "1G"}, {"swap.limit", "max"}, {"swap.soft_limit", "1G"},
+		{"memory.limit", "1G"}, {"memory.soft_limit", "1G"}, {"memory.high", "1G"}, {"memory.min", "1G"},
+		{"swap.limit", "max"}, {"swap.soft_limit", "1G"}, {"mems_allowed", "0"}, {"cpu.period", "50000"},
 		{"hugetlb_limit.<size>", "1G"}, {"cpus_allowed", "0"}, {"cpus_fraction", "50"}, {"cpus_number", "1"},
 		{"cpu_share_percent", "100"}, {"devices_whitelist", "a"}, {"devices_blacklist", "a"},
 		{"blkio_weight", "100"}, {"blkio_weight_device", "8:0 100"}, {"blkio_throttle_read", "8:0 1M"},
@@ -1184,6 +1303,9 @@ static void every_settable_key_plans(void)
 		fake_host(version);
 		fake_version("net_cls", version);
 		fake_version("net_prio", version);
+		/* cpu.period scales the quota the cgroup has. */
+		fake_file("cpu", version == 1 ? "cpu.cfs_quota_us" : "cpu.max", version == 1 ? "-1" : "max 100000");
+		fake_file("cpu", "cpu.cfs_period_us", "100000");
 		for (size_t i = 0; i < key_doc_count(); i++) {
 			const struct key_doc *d = key_doc_at(i);
 			const char *value = NULL;
@@ -1230,16 +1352,20 @@ int main(void)
 	RUN(memory_limit_v1);
 	RUN(memory_limit_v1_keeps_swap);
 	RUN(soft_limits);
+	RUN(memory_high_and_min);
+	RUN(lacks_equivalent);
 	RUN(swap_limit_v2);
 	RUN(swap_limit_v1);
 	RUN(memory_reads_v1);
 	RUN(memory_reads_v2);
 	RUN(hugetlb);
 	RUN(cpus_allowed);
+	RUN(mems_allowed);
 	RUN(cpus_fraction_v1);
 	RUN(cpus_fraction_v2);
 	RUN(cpus_fraction_reads);
 	RUN(cpus_number);
+	RUN(cpu_period);
 	RUN(cpu_share);
 	RUN(cpu_accounting);
 	RUN(pressure);

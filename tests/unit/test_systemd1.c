@@ -1,11 +1,13 @@
 /* The systemd1 interface's pure part: unit names, their cgroups and object paths, and property decoding. */
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "systemd1/unit_name.h"
 #include "systemd1/unit_props.h"
+#include "systemd1/unit_stop.h"
 
 static void test_unit_names(void)
 {
@@ -188,7 +190,14 @@ static void test_props_to_keys(void)
 		{t_("CPUQuotaPerSecUSec", 1500000), "cpus_number", "1.50"},
 		{t_("CPUQuotaPerSecUSec", 1), "cpus_number", "0.01"},
 		{t_("CPUQuotaPerSecUSec", UINT64_MAX), "cpus_number", "max"},
+		{t_("CPUQuotaPeriodUSec", 50000), "cpu.period", "50000"},
+		{t_("CPUQuotaPeriodUSec", UINT64_MAX), "cpu.period", "100000"},
 		{ay, "cpus_allowed", "0-3,5,8"},
+		{(struct unit_prop){.name = "AllowedMemoryNodes", .sig = "ay", .bytes = cpus, .n = 1}, "mems_allowed",
+		 "0-3,5"},
+		{t_("MemoryHigh", 1073741824), "memory.high", "1073741824"},
+		{t_("MemoryHigh", UINT64_MAX), "memory.high", "max"},
+		{t_("MemoryMin", 4096), "memory.min", "4096"},
 		{t_("BlockIOWeight", 10), "blkio_weight", "10"},
 		{t_("BlockIOWeight", UINT64_MAX), "blkio_weight", "500"},
 		{t_("IOWeight", 10000), "blkio_weight", "10000"},
@@ -207,10 +216,9 @@ static void test_props_to_keys(void)
 		{b_("TasksAccounting", 1), "", ""},
 		{b_("IOAccounting", 1), "", ""},
 		{b_("BlockIOAccounting", 1), "", ""},
-		{t_("CPUQuotaPeriodUSec", 50000), "", ""},
-		{t_("MemoryHigh", 1), "", ""},
-		{t_("MemoryMin", 1), "", ""},
-		{(struct unit_prop){.name = "AllowedMemoryNodes", .sig = "ay", .bytes = cpus, .n = 1}, "", ""},
+		{(struct unit_prop){.name = "KillSignal", .sig = "i", .i = SIGINT}, "", ""},
+		{b_("SendSIGKILL", 0), "", ""},
+		{(struct unit_prop){.name = "AllowedMemoryNodes", .sig = "ay", .bytes = cpus, .n = 0}, "", ""},
 		{(struct unit_prop){.name = "AllowedCPUs", .sig = "ay", .bytes = cpus, .n = 0}, "", ""},
 		{(struct unit_prop){.name = "PIDs", .sig = "au", .u32 = pids, .n = 2}, "", ""},
 		{s_("Slice", "a-b.slice"), "", ""},
@@ -246,6 +254,13 @@ static void test_props_refused(void)
 		{t_("CPUShares", 1), "property CPUShares: 1 is out of range (2 to 262144"},
 		{t_("CPUShares", 262145), "property CPUShares: 262145"},
 		{t_("CPUQuotaPerSecUSec", 0), "property CPUQuotaPerSecUSec: 0 is out of range"},
+		{t_("CPUQuotaPeriodUSec", 999), "property CPUQuotaPeriodUSec: 999 is out of range (1000 to 1000000, or "
+		                                "18446744073709551615 for the default)"},
+		{t_("CPUQuotaPeriodUSec", 1000001), "property CPUQuotaPeriodUSec: 1000001 is out of range"},
+		{s_("KillMode", "all"), "property KillMode: 'all' is not control-group, mixed, process or none"},
+		{(struct unit_prop){.name = "KillSignal", .sig = "i", .i = 0}, "property KillSignal: 0 is not a signal (1 to"},
+		{(struct unit_prop){.name = "KillSignal", .sig = "i", .i = 65}, "property KillSignal: 65 is not a signal"},
+		{s_("TimeoutStopUSec", "5s"), "property TimeoutStopUSec: expects a value of type t, not s"},
 		{t_("BlockIOWeight", 9), "property BlockIOWeight: 9 is out of range (10 to 1000"},
 		{t_("IOWeight", 0), "property IOWeight: 0 is out of range (1 to 10000"},
 		{s_("Slice", "a--b.slice"), "property Slice: slice name 'a--b.slice' has an empty part"},
@@ -281,28 +296,123 @@ static void test_props_list(void)
 		t_("TasksMax", 16),
 		{.name = "IOSchedulingClass", .sig = "i", .i = 2},
 		t_("MemoryHigh", 1),
-		t_("MemoryMin", 1),
 		{.name = "IOSchedulingClass", .sig = "i", .i = 3},
 		s_("Slice", "a-b.slice"),
 		b_("Delegate", 1),
+		s_("KillMode", "mixed"),
+		t_("TimeoutStopUSec", 2000000),
 	};
 	struct unit_settings s;
 	struct err e = {0};
 	CHECK(unit_props_decode(props, sizeof(props) / sizeof(props[0]), &s, &e) == 0);
 	CHECK_STR(s.description, "/usr/bin/sleep 30");
 	CHECK(s.npids == 1 && s.pids[0] == 1234);
-	CHECK(s.keys.n == 2);
+	CHECK(s.keys.n == 3);
 	CHECK_STR(s.keys.v[0], "memory.limit");
 	CHECK_STR(s.values.v[0], "67108864");
 	CHECK_STR(s.keys.v[1], "pids.limit");
 	CHECK_STR(s.values.v[1], "16");
+	CHECK_STR(s.keys.v[2], "memory.high");
+	CHECK_STR(s.origins.v[2], "MemoryHigh");
 	CHECK(s.unknown.n == 1);
 	CHECK_STR(s.unknown.v[0], "IOSchedulingClass");
-	CHECK(s.not_applied.n == 2);
-	CHECK_STR(s.not_applied.v[0], "MemoryHigh (the key vocabulary has no memory.high)");
+	/* Only what was sent of the kill settings is marked set. */
+	CHECK(s.kill_set == (UNIT_SET_KILL_MODE | UNIT_SET_TIMEOUT_STOP));
+	CHECK(s.kill.mode == UNIT_KILL_MIXED);
+	CHECK(s.kill.timeout_usec == 2000000);
 	CHECK_STR(s.slice, "a-b.slice");
 	CHECK(s.has_delegate && s.delegate);
 	unit_settings_free(&s);
+}
+
+/* One call of unit_stop_next: its action, and the signal for UNIT_STOP_SIGNAL (0 otherwise). */
+static int next(struct unit_stop *st, bool empty, uint64_t now, int *sig)
+{
+	return (int)unit_stop_next(st, empty, now, sig);
+}
+
+/* systemd's defaults: KillSignal to every task, a wait of up to 90 s for them to leave, then SIGKILL. */
+static void test_stop_control_group(void)
+{
+	struct unit_kill k;
+	struct unit_stop st;
+	int sig;
+	unit_kill_default(&k);
+	CHECK(k.mode == UNIT_KILL_CONTROL_GROUP && k.signal == SIGTERM && k.send_sigkill);
+	CHECK(k.timeout_usec == 90000000);
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 1000, &sig) == UNIT_STOP_SIGNAL && sig == SIGTERM);
+	CHECK(st.deadline == 1000 + 90000000);
+	CHECK(next(&st, false, 2000, &sig) == UNIT_STOP_WAIT && sig == 0);
+	CHECK(next(&st, false, 90000999, &sig) == UNIT_STOP_WAIT);
+	/* The tasks left on SIGTERM: the cgroup goes, and that is the end. */
+	CHECK(next(&st, true, 3000, &sig) == UNIT_STOP_REMOVE);
+	CHECK(next(&st, true, 4000, &sig) == UNIT_STOP_LEAVE);
+	/* Nothing in the cgroup when the stop starts: nothing to signal. */
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, true, 1000, &sig) == UNIT_STOP_REMOVE && sig == 0);
+	/* KillSignal=SIGINT goes instead of SIGTERM; KillSignal=SIGKILL is SIGKILL at once. */
+	k.signal = SIGINT;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_SIGNAL && sig == SIGINT);
+	k.signal = SIGKILL;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_KILL);
+}
+
+static void test_stop_timeouts(void)
+{
+	struct unit_kill k;
+	struct unit_stop st;
+	int sig;
+	unit_kill_default(&k);
+	/* A task that ignores SIGTERM is SIGKILLed once TimeoutStopUSec has passed. */
+	k.timeout_usec = 500000;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 100, &sig) == UNIT_STOP_SIGNAL && sig == SIGTERM);
+	CHECK(next(&st, false, 500099, &sig) == UNIT_STOP_WAIT);
+	CHECK(next(&st, false, 500100, &sig) == UNIT_STOP_KILL);
+	CHECK(next(&st, false, 500200, &sig) == UNIT_STOP_LEAVE);
+	/* SendSIGKILL=no: the tasks stay after the timeout. */
+	k.send_sigkill = false;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_SIGNAL);
+	CHECK(next(&st, false, 500000, &sig) == UNIT_STOP_LEAVE);
+	/* TimeoutStopUSec=0: SIGKILL right after KillSignal. */
+	k.send_sigkill = true;
+	k.timeout_usec = 0;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 7, &sig) == UNIT_STOP_SIGNAL);
+	CHECK(next(&st, false, 7, &sig) == UNIT_STOP_KILL);
+	/* infinity: no timeout, even at the end of time. */
+	k.timeout_usec = UNIT_NO_TIMEOUT;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 5, &sig) == UNIT_STOP_SIGNAL);
+	CHECK(st.deadline == UINT64_MAX);
+	CHECK(next(&st, false, UINT64_MAX - 1, &sig) == UNIT_STOP_WAIT);
+	CHECK(next(&st, true, UINT64_MAX - 1, &sig) == UNIT_STOP_REMOVE);
+}
+
+/* A scope has no main process: mixed is SIGKILL at once, process and none leave every task. */
+static void test_stop_other_modes(void)
+{
+	struct unit_kill k;
+	struct unit_stop st;
+	int sig;
+	unit_kill_default(&k);
+	k.mode = UNIT_KILL_MIXED;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_KILL);
+	k.mode = UNIT_KILL_PROCESS;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_LEAVE);
+	k.mode = UNIT_KILL_NONE;
+	unit_stop_init(&st, &k);
+	CHECK(next(&st, false, 0, &sig) == UNIT_STOP_LEAVE);
+	CHECK(unit_kill_mode_of("control-group") == UNIT_KILL_CONTROL_GROUP);
+	CHECK(unit_kill_mode_of("none") == UNIT_KILL_NONE);
+	CHECK(unit_kill_mode_of("Mixed") == -1);
+	CHECK_STR(unit_kill_mode_name(UNIT_KILL_MIXED), "mixed");
 }
 
 /* /proc/devices as a test host knows it. */
@@ -381,6 +491,9 @@ int main(void)
 	RUN(test_props_to_keys);
 	RUN(test_props_refused);
 	RUN(test_props_list);
+	RUN(test_stop_control_group);
+	RUN(test_stop_timeouts);
+	RUN(test_stop_other_modes);
 	RUN(test_device_rules);
 	RUN(test_device_allow_reset);
 	return CHECK_EXIT();
