@@ -1,11 +1,11 @@
 #include "dbus/deferred.h"
 
 #include <stdlib.h>
-#include <sys/epoll.h>
 
 #include "dbus/conn.h"
 #include "dbus/errors.h"
 #include "dbus/loop.h"
+#include "dbus/wake_set.h"
 #include "util/list.h"
 #include "util/log.h"
 
@@ -19,7 +19,7 @@ struct deferred {
 	void (*free_state)(void *);
 	uint64_t step_usec;
 	struct loop_timer next_step;
-	struct loop_watch woken_by[DEFERRED_WAKE_MAX];
+	struct wake_set woken_by;
 	struct deferred *prev, *next; /* the registry's */
 };
 
@@ -28,28 +28,17 @@ void deferred_registry_init(struct deferred_registry *reg, struct loop *loop, vo
 	*reg = (struct deferred_registry){.loop = loop, .wake = wake};
 }
 
-static void on_wake(void *owner, uint32_t events);
-
-/* Before a step, which closes the fds its previous step gave. */
-static void unwatch_wake(struct deferred *d)
-{
-	for (unsigned i = 0; i < DEFERRED_WAKE_MAX; i++)
-		loop_watch_remove(d->reg->loop, &d->woken_by[i]);
-}
-
-/* After a step: its fds, each of which may end the wait for the timer. One that cannot be watched leaves it to the timer. */
+/* After a step: the fds it gave, each of which may end the wait for the timer. */
 static void watch_wake(struct deferred *d)
 {
-	int fds[DEFERRED_WAKE_MAX];
-	unsigned n = d->wake ? d->wake(d->state, fds, DEFERRED_WAKE_MAX) : 0;
-	for (unsigned i = 0; i < n; i++)
-		loop_watch_add(d->reg->loop, &d->woken_by[i], fds[i], EPOLLIN, true, on_wake, d);
+	int fds[WAKE_SET_MAX];
+	wake_set_watch(&d->woken_by, fds, d->wake ? d->wake(d->state, fds, WAKE_SET_MAX) : 0);
 }
 
 /* Off the registry and the loop, freed unanswered (if it was not answered). */
 static void deferred_free(struct deferred *d)
 {
-	unwatch_wake(d);
+	wake_set_clear(&d->woken_by);
 	loop_timer_cancel(d->reg->loop, &d->next_step);
 	LIST_REMOVE(d->reg->head, d, prev, next);
 	sd_bus_message_unref(d->m);
@@ -65,7 +54,7 @@ static void step_due(void *owner, uint64_t now)
 		deferred_free(d); /* its client went away */
 		return;
 	}
-	unwatch_wake(d);
+	wake_set_clear(&d->woken_by);
 	int r = d->step(conn_ops(d->c), &d->c->req, d->state, &e);
 	if (r == 0) {
 		/* What has not happened in a few steps is not about to: look less often. */
@@ -81,18 +70,6 @@ static void step_due(void *owner, uint64_t now)
 		          strerror(-r));
 	d->reg->wake(d->c);
 	deferred_free(d);
-}
-
-/*
- * A task it waits for exited: the step is due now, not at its timer. It runs from the timers, after this turn's
- * events, since it may free the call while another of its fds is among them.
- */
-static void on_wake(void *owner, uint32_t events)
-{
-	struct deferred *d = owner;
-	(void)events;
-	unwatch_wake(d);
-	loop_timer_set(d->reg->loop, &d->next_step, 0);
 }
 
 int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, deferred_wake_fn wake, void *state,
@@ -122,6 +99,7 @@ int deferred_start(struct conn *c, sd_bus_message *m, deferred_step_fn step, def
 	LIST_PREPEND(reg->head, d, prev, next);
 	loop_timer_init(&d->next_step, step_due, d);
 	loop_timer_set(reg->loop, &d->next_step, now_usec() + DEFERRED_STEP_USEC);
+	wake_set_init(&d->woken_by, reg->loop, &d->next_step);
 	watch_wake(d);
 	return 1;
 }
@@ -131,7 +109,7 @@ void deferred_cancel_conn(struct deferred_registry *reg, const struct conn *c)
 	/* Not freed here: an event of this turn may still name one of its fds. Its timer frees it. */
 	for (struct deferred *d = reg->head; d; d = d->next)
 		if (d->c == c) {
-			unwatch_wake(d);
+			wake_set_clear(&d->woken_by);
 			d->c = NULL;
 			loop_timer_set(reg->loop, &d->next_step, 0);
 		}

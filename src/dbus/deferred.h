@@ -33,7 +33,6 @@ typedef int (*deferred_step_fn)(struct ops *o, const struct requester *r, void *
  * tasks, readable once they exit); the step then runs at once instead of at its timer. Their count.
  */
 typedef unsigned (*deferred_wake_fn)(const void *state, int *fds, unsigned max);
-#define DEFERRED_WAKE_MAX 16
 
 /*
  * The calls of one server that wait, each stepped from its loop. wake is the server's: once an answer went

@@ -7,6 +7,7 @@
 
 #include "dbus/loop.h"
 #include "dbus/systemd1.h"
+#include "dbus/wake_set.h"
 #include "ops/key_api.h"
 #include "systemd1/unit_name.h"
 #include "systemd1/unit_props.h"
@@ -45,12 +46,14 @@ struct sd1_job {
 	uint32_t id;
 	char unit[UNIT_NAME_MAX + 1];
 	struct ops_job *job;       /* the key-API job under way; NULL while a stop waits */
+	struct ops_job *signalled; /* a stop's round of KillSignal, kept while it waits: its pidfds wake it */
 	char *cgroup;              /* a stop's: the unit's cgroup */
 	struct unit_stop stop;
 	bool final;                /* the stop is at its last step: the end of job (or no job) ends it */
 	struct requester req;      /* the caller's, kept for the job's steps */
 	sd_bus_message *reply_to;  /* KillUnit's call, answered at the end; NULL: a job with JobRemoved */
 	struct loop_timer timer;
+	struct wake_set woken_by;  /* the exits of the tasks signalled (those of job, or of signalled) */
 	uint64_t delay;
 	struct sd1_job *prev, *next;
 };

@@ -35,9 +35,11 @@ void sd1_emit_job_removed(struct systemd1 *s, uint32_t id, const char *unit, con
 
 static void job_free(struct systemd1 *s, struct sd1_job *j)
 {
+	wake_set_clear(&j->woken_by);
 	loop_timer_cancel(s->loop, &j->timer);
 	LIST_REMOVE(s->jobs, j, prev, next);
 	ops_job_free(j->job);
+	ops_job_free(j->signalled);
 	free(j->cgroup);
 	peer_requester_drop(&j->req);
 	sd_bus_message_unref(j->reply_to);
@@ -61,14 +63,22 @@ static void job_end(struct sd1_job *j, int rc, const struct err *e)
 	job_free(s, j);
 }
 
-/* The next look at the job: less often as it goes on, and for a stop's wait no later than its deadline. */
+/*
+ * The next look at the job: less often as it goes on, and for a stop's wait no later than its deadline; sooner
+ * when a task it signalled exits.
+ */
 static void job_again(struct sd1_job *j, uint64_t now)
 {
+	int fds[WAKE_SET_MAX];
 	uint64_t at = now + j->delay;
 	if (!j->job && j->cgroup && j->stop.state == UNIT_STOP_SIGNALLED && j->stop.deadline < at)
 		at = j->stop.deadline;
 	j->delay = j->delay * 2 > DEFERRED_STEP_MAX_USEC ? DEFERRED_STEP_MAX_USEC : j->delay * 2;
 	loop_timer_set(j->s->loop, &j->timer, at);
+	wake_set_watch(&j->woken_by, fds,
+	               j->job         ? ops_job_wake_fds(j->job, fds, WAKE_SET_MAX)
+	               : j->signalled ? ops_job_signalled_fds(j->signalled, fds, WAKE_SET_MAX)
+	                              : 0);
 }
 
 /* Whether the stop's cgroup holds no task; 1 also when it is gone (a scope goes with its last task). */
@@ -82,12 +92,20 @@ static int stop_cgroup_empty(struct sd1_job *j, struct err *e)
 	return empty;
 }
 
-/* One round of sig to every task of the stop's cgroup: as systemd's, the signal goes to the tasks there now. */
-static int signal_once(struct sd1_job *j, int sig, struct err *e)
+/*
+ * One round of sig to every task of the stop's cgroup: as systemd's, the signal goes to the tasks there now.
+ * The round of KillSignal is kept while the stop waits: the pidfds of the tasks it signalled tell when they exit.
+ */
+static int signal_once(struct sd1_job *j, int sig, bool keep, struct err *e)
 {
 	struct ops_job *rounds = NULL;
 	int rc = ops_key_kill_start(j->s->ops, &j->req, j->cgroup, sig, &rounds, e);
-	ops_job_free(rounds);
+	if (keep && rounds) {
+		ops_job_free(j->signalled);
+		j->signalled = rounds;
+	} else {
+		ops_job_free(rounds);
+	}
 	if (rc < 0 && e->kind == ERR_NOT_FOUND) {
 		*e = (struct err){0};
 		return 0;
@@ -106,7 +124,7 @@ static int stop_advance(struct sd1_job *j, uint64_t now, struct err *e)
 		switch (unit_stop_next(&j->stop, empty, now, &sig)) {
 		case UNIT_STOP_SIGNAL:
 			/* As systemd does, SIGCONT follows, so that a stopped task gets the signal now. */
-			if (signal_once(j, sig, e) < 0 || (sig != SIGCONT && signal_once(j, SIGCONT, e) < 0))
+			if (signal_once(j, sig, true, e) < 0 || (sig != SIGCONT && signal_once(j, SIGCONT, false, e) < 0))
 				return -1;
 			continue;
 		case UNIT_STOP_WAIT:
@@ -128,6 +146,7 @@ static void job_step(void *owner, uint64_t now)
 {
 	struct sd1_job *j = owner;
 	struct err e = {0};
+	wake_set_clear(&j->woken_by);
 	int rc = j->job ? ops_job_step(j->s->ops, &j->req, j->job, &e) : 1;
 	if (rc == 0) {
 		job_again(j, now);
@@ -171,7 +190,8 @@ int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
 	j->reply_to = reply_to ? sd_bus_message_ref(reply_to) : NULL;
 	j->delay = DEFERRED_STEP_USEC;
 	loop_timer_init(&j->timer, job_step, j);
-	loop_timer_set(s->loop, &j->timer, now_usec() + j->delay);
+	wake_set_init(&j->woken_by, s->loop, &j->timer);
+	job_again(j, now_usec());
 	LIST_PREPEND(s->jobs, j, prev, next);
 	return 0;
 }
@@ -190,10 +210,12 @@ int sd1_stop_run(struct systemd1 *s, const char *unit, const char *cgroup, const
 	unit_stop_init(&j->stop, kill);
 	j->delay = DEFERRED_STEP_USEC;
 	loop_timer_init(&j->timer, job_step, j);
+	wake_set_init(&j->woken_by, s->loop, &j->timer);
 	uint64_t now = now_usec();
 	int rc = stop_advance(j, now, e);
 	if (rc < 0) {
 		ops_job_free(j->job);
+		ops_job_free(j->signalled);
 		free(j->cgroup);
 		free(j);
 		return -1;

@@ -1,4 +1,5 @@
 /* Key-API jobs: an operation that waits on the kernel, stepped by the caller until done or past its deadline. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,11 +45,17 @@ void ops_job_wake_clear(struct ops_job *j)
 		close(j->wake[--j->n_wake]);
 }
 
-unsigned ops_job_wake_fds(const struct ops_job *job, int *fds, unsigned max)
+unsigned ops_job_signalled_fds(const struct ops_job *job, int *fds, unsigned max)
 {
 	unsigned n = job->n_wake < max ? job->n_wake : max;
 	memcpy(fds, job->wake, n * sizeof(*fds));
 	return n;
+}
+
+unsigned ops_job_wake_fds(const struct ops_job *job, int *fds, unsigned max)
+{
+	/* Only SIGKILL's steps wait for exits; another signal's next round looks for forks after a fixed wait. */
+	return job->sig == SIGKILL ? ops_job_signalled_fds(job, fds, max) : 0;
 }
 
 int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, struct err *e)

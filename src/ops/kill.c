@@ -116,15 +116,15 @@ static int kill_round(const struct requester *r, const pidv *now, struct ops_job
 	}
 	/*
 	 * Every task was checked before any is signalled: a refusal (or a failure) signals nobody in this round.
-	 * SIGKILL's job keeps the pidfds of a few of the tasks it signalled: readable when they exit, they say when
-	 * to look again, which comes sooner than the next step's timer.
+	 * The job keeps the pidfds of a few of the tasks it signalled: readable when they exit, they tell one who
+	 * waits for that (SIGKILL's steps, a stop) when to look again, sooner than a timer would.
 	 */
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0) {
 			int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
 			if (sent < 0 && errno != ESRCH)
 				rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
-			else if (sent == 0 && sig == SIGKILL && fds[i] >= 0 && j->n_wake < JOB_WAKE_MAX) {
+			else if (sent == 0 && fds[i] >= 0 && j->n_wake < JOB_WAKE_MAX) {
 				j->wake[j->n_wake++] = fds[i];
 				continue;
 			}
