@@ -77,6 +77,6 @@ int ops_job_step(struct ops *o, const struct requester *r, struct ops_job *job, 
  * caller steps it then rather than waiting for its timer. Valid until the next step. Their count.
  */
 unsigned ops_job_wake_fds(const struct ops_job *job, int *fds, unsigned max);
-/* Up to max pidfds of tasks a Kill job's last round signalled, whatever the signal: for one who waits for them to exit. */
+/* Up to max pidfds of the tasks a Kill job's last round signalled, whatever the signal: for a wait for their exits. */
 unsigned ops_job_signalled_fds(const struct ops_job *job, int *fds, unsigned max);
 void ops_job_free(struct ops_job *job);
