@@ -3,7 +3,9 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
+#include "dbus/deferred.h"
 #include "dbus/intake.h"
+#include "ops/key_api.h"
 #include "ops/ops.h"
 #include "util/err.h"
 
@@ -23,9 +25,10 @@ struct server_limits {
 #define SERVER_MAX_MESSAGE_MAX (64 * 1024 * 1024) /* the largest --max-message-size */
 /*
  * The client's socket, its pidfd, its /proc/PID/cgroup and the intake's socketpair, and the client's own fds in flight: up to
- * INTAKE_FDS_MAX with the message sd-bus is reading and as many with the next one relayed to it.
+ * INTAKE_FDS_MAX with the message sd-bus is reading and as many with the next one relayed to it; and the pidfds its
+ * one waiting Kill keeps (DEFERRED_PER_CONN).
  */
-#define SERVER_FDS_PER_CONN (5 + 2 * INTAKE_FDS_MAX)
+#define SERVER_FDS_PER_CONN (5 + 2 * INTAKE_FDS_MAX + DEFERRED_PER_CONN * OPS_JOB_PIDFDS_MAX)
 #define SERVER_FDS_RESERVED 1024  /* for Scm exchanges, requests and the hierarchies */
 #define SERVER_ROOT_RESERVED_CONNS 16 /* of max_conns, that uids other than root cannot take */
 #define SERVER_AUTH_TIMEOUT_SEC 10

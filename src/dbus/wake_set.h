@@ -6,8 +6,10 @@
  */
 #pragma once
 #include "dbus/loop.h"
+#include "ops/key_api.h"
 
-#define WAKE_SET_MAX 16
+/* As many as a Kill's job keeps. */
+#define WAKE_SET_MAX OPS_JOB_PIDFDS_MAX
 
 struct wake_set {
 	struct loop *loop;

@@ -2,9 +2,6 @@
 #pragma once
 #include "ops/key_api.h"
 
-/* How many of the tasks a Kill round signalled the job keeps pidfds of, to be told when they exit. */
-#define JOB_WAKE_MAX 16
-
 struct ops_job {
 	int (*step)(struct ops *o, const struct requester *r, struct ops_job *j, struct err *e);
 	char *name;
@@ -13,7 +10,7 @@ struct ops_job {
 	pidv seen;              /* Kill: the tasks signalled so far */
 	bool frozen;            /* Freeze/Thaw: the state waited for */
 	bool then_remove;       /* Delete with force: remove once the kill is done */
-	int wake[JOB_WAKE_MAX]; /* Kill: pidfds of tasks its last round signalled (ops_job_wake_fds) */
+	int wake[OPS_JOB_PIDFDS_MAX]; /* Kill: pidfds of tasks its last round signalled (ops_job_wake_fds) */
 	unsigned n_wake;
 };
 

@@ -62,6 +62,11 @@ int ops_key_pidfd_cgroup(struct ops *o, const struct requester *r, int pidfd, ch
  * again (every few milliseconds) until it returns 1 (done) or -1 (failed).
  */
 struct ops_job;
+/*
+ * How many of the tasks a Kill round signalled its job keeps pidfds of, to be told when they exit (one exit is
+ * enough to look again); counted in each connection's file descriptors (dbus/server.h).
+ */
+#define OPS_JOB_PIDFDS_MAX 4
 /* Delete: without force only a tree without tasks; with force, Kill(SIGKILL) first. */
 int ops_key_delete_start(struct ops *o, const struct requester *r, const char *name, bool force, struct ops_job **job,
                       struct err *e);

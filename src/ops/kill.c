@@ -124,7 +124,7 @@ static int kill_round(const struct requester *r, const pidv *now, struct ops_job
 			int sent = fds[i] >= 0 ? (int)syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0) : kill(pids[i], sig);
 			if (sent < 0 && errno != ESRCH)
 				rc = err_errno(e, errno, "cannot signal pid %d", (int)pids[i]);
-			else if (sent == 0 && fds[i] >= 0 && j->n_wake < JOB_WAKE_MAX) {
+			else if (sent == 0 && fds[i] >= 0 && j->n_wake < OPS_JOB_PIDFDS_MAX) {
 				j->wake[j->n_wake++] = fds[i];
 				continue;
 			}
