@@ -1,4 +1,4 @@
-/* cgm-bench: shared declarations of the harness (harness.c) and the benchmarks (methods_042.c, methods_key_api.c, scm.c, scale.c, rss.c, startup.c). */
+/* cgm-bench: shared declarations of the harness (harness.c) and the benchmarks (methods_042.c, methods_key_api.c, scm.c, scale.c, rss.c, startup.c, cli.c). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,6 +101,7 @@ void fixtures_teardown(int maxclients);
 int bench_scale(const int *sizes, int nsizes);
 int bench_rss(pid_t daemon, int nconns);
 int bench_startup(const char *daemon, const char *sockdir, int runs);
+int bench_cli(const char *cgm, const char *noop, int runs);
 
 /* The Scm side channel of 0.42, done as a 0.42 client does it (scm.c). out gets a string result. */
 int scm_call(sd_bus *bus, const char *method, const char *const *sargs, int nargs, pid_t second, char *out,

@@ -6,6 +6,7 @@
  *   cgm-bench scale   --socket S --hier NAME=DIR... [--sizes 100,1000,10000]
  *   cgm-bench rss     --socket S --daemon-pid PID [--conns 1000]
  *   cgm-bench startup --daemon PATH --sockdir DIR [--runs 200]
+ *   cgm-bench cli     --socket S --cgm PATH --noop PATH [--runs 200]
  *
  * Each DIR is the daemon's root in that hierarchy, and ours: the benchmark
  * works in DIR/bench only, and removes it.
@@ -37,14 +38,15 @@ int main(int argc, char **argv)
 		{"which", required_argument, NULL, 'w'},   {"sizes", required_argument, NULL, 'z'},
 		{"daemon-pid", required_argument, NULL, 'p'}, {"conns", required_argument, NULL, 'C'},
 		{"daemon", required_argument, NULL, 'd'},  {"sockdir", required_argument, NULL, 'D'},
-		{"runs", required_argument, NULL, 'r'},    {0},
+		{"runs", required_argument, NULL, 'r'},    {"cgm", required_argument, NULL, 'g'},
+		{"noop", required_argument, NULL, 'N'},    {0},
 	};
 	int clients[8] = {1, 4, 16}, nclients = 3, sizes[8] = {100, 1000, 10000}, nsizes = 3, o;
 	int conns = 1000, runs = 200, dpid = 0;
-	const char *which = "all", *daemon = NULL, *sockdir = NULL;
+	const char *which = "all", *daemon = NULL, *sockdir = NULL, *cgm = NULL, *noop = NULL;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup [OPTIONS] (see bench/main.c)\n");
+		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup|cli [OPTIONS] (see bench/main.c)\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -94,6 +96,12 @@ int main(int argc, char **argv)
 		case 'r':
 			runs = atoi(optarg);
 			break;
+		case 'g':
+			cgm = optarg;
+			break;
+		case 'N':
+			noop = optarg;
+			break;
 		default:
 			return 2;
 		}
@@ -112,6 +120,10 @@ int main(int argc, char **argv)
 		if (!daemon || !sockdir || runs <= 0)
 			return 2;
 		bench_startup(daemon, sockdir, runs);
+	} else if (strcmp(mode, "cli") == 0) {
+		if (!env.sock || !cgm || !noop || runs <= 0)
+			return 2;
+		bench_cli(cgm, noop, runs);
 	} else if (strcmp(mode, "rss") == 0) {
 		if (!env.sock || dpid <= 0 || conns <= 0)
 			return 2;

@@ -190,6 +190,30 @@ int64_t f_move(struct cl *c, int i)
 	return T_END(r);
 }
 
+/*
+ * MovePid's floor with the reads its checks need (issue 18 counts them in the floor): the task's uids
+ * (/proc/PID/status), cgroups (/proc/PID/cgroup) and state (/proc/PID/stat: not a zombie) and the requester's
+ * cgroups, then the write.
+ */
+static int64_t f_move_checked(struct cl *c, int i)
+{
+	char p[PATHMAX], v[16], proc[64], buf[4096];
+	dpath(c, i & 1 ? "a" : "b", "cgroup.procs", p);
+	snprintf(v, sizeof(v), "%d", (int)c->sleeper);
+	T_START();
+	int r = 0;
+	static const char *const files[] = {"status", "cgroup", "stat"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]) && r >= 0; k++) {
+		snprintf(proc, sizeof(proc), "/proc/%d/%s", (int)c->sleeper, files[k]);
+		r = fread_buf(proc, buf, sizeof(buf));
+	}
+	if (r >= 0)
+		r = fread_buf("/proc/self/cgroup", buf, sizeof(buf));
+	if (r >= 0)
+		r = fwrite_str(p, v);
+	return T_END(r);
+}
+
 static int64_t o_get_value(struct cl *c, int i)
 {
 	char rel[128], *v = NULL;
@@ -364,6 +388,8 @@ const struct op methods_042[] = {
 	{"SetValue", o_set_value, f_write, "write the file", 0},
 	{"MovePid", o_move_pid, f_move, "write cgroup.procs", 0},
 	{"MovePidAbs", o_move_pid_abs, f_move, "write cgroup.procs", 0},
+	{"MovePid (floor with its checks' reads)", o_move_pid, f_move_checked,
+	 "read the task's /proc/PID/status, cgroup, stat and our /proc/self/cgroup + write cgroup.procs", 0},
 	{"GetTasks", o_get_tasks, f_read_procs, "read cgroup.procs", 0},
 	{"GetTasksRecursive", o_get_tasks_recursive, f_walk_procs, "recursive walk: cgroup.procs + readdir of 3 cgroups", 0},
 	{"ListChildren", o_list_children, f_readdir, "readdir", 0},

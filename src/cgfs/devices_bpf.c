@@ -1,6 +1,5 @@
 #include "devices_bpf.h"
 
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -10,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "libbpf_lazy.h"
 
 #define MAJOR_MAX 4095    /* 12 bits */
 #define MINOR_MAX 1048575 /* 20 bits */
@@ -339,21 +340,21 @@ static void attached_close(struct attached *a)
 	a->nours = 0;
 }
 
-static int attached_query(int cgfd, struct attached *a, struct err *e)
+static int attached_query(const struct libbpf *bpf, int cgfd, struct attached *a, struct err *e)
 {
 	__u32 ids[ATTACHED_MAX], cnt = ATTACHED_MAX;
 	char name[256];
 	int r;
 
 	*a = (struct attached){.nours = 0};
-	r = bpf_prog_query(cgfd, BPF_CGROUP_DEVICE, 0, &a->flags, ids, &cnt);
+	r = bpf->prog_query(cgfd, BPF_CGROUP_DEVICE, 0, &a->flags, ids, &cnt);
 	if (r < 0)
 		return err_errno(e, errno, "cannot list the device programs attached to %s%s", cg_name(cgfd, name, sizeof(name)),
 		                 errno == EBADF ? " (not a cgroup2 directory)" : "");
 	for (__u32 i = 0; i < cnt && i < ATTACHED_MAX; i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(ids[i]);
+		int fd = bpf->prog_get_fd_by_id(ids[i]);
 		if (fd < 0) {
 			if (errno == ENOENT) /* detached and freed since the query */
 				continue;
@@ -363,7 +364,7 @@ static int attached_query(int cgfd, struct attached *a, struct err *e)
 			return -1;
 		}
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
+		if (bpf->obj_get_info_by_fd(fd, &info, &len) < 0) {
 			err_errno(e, errno, "cannot inspect device program %u attached to %s", ids[i],
 			          cg_name(cgfd, name, sizeof(name)));
 			close(fd);
@@ -382,8 +383,9 @@ static int attached_query(int cgfd, struct attached *a, struct err *e)
 
 int devices_bpf_count(int cgfd, size_t *ours, size_t *others, struct err *e)
 {
+	const struct libbpf *bpf = libbpf_lazy(e);
 	struct attached a;
-	if (attached_query(cgfd, &a, e) < 0)
+	if (!bpf || attached_query(bpf, cgfd, &a, e) < 0)
 		return -1;
 	*ours = a.nours;
 	*others = a.nothers;
@@ -392,11 +394,11 @@ int devices_bpf_count(int cgfd, size_t *ours, size_t *others, struct err *e)
 }
 
 /* Detaches our programs a->ours[from..]. */
-static int detach_ours(int cgfd, struct attached *a, size_t from, struct err *e)
+static int detach_ours(const struct libbpf *bpf, int cgfd, struct attached *a, size_t from, struct err *e)
 {
 	char name[256];
 	for (size_t i = from; i < a->nours; i++)
-		if (bpf_prog_detach2(a->ours[i], cgfd, BPF_CGROUP_DEVICE) < 0 && errno != ENOENT)
+		if (bpf->prog_detach2(a->ours[i], cgfd, BPF_CGROUP_DEVICE) < 0 && errno != ENOENT)
 			return err_errno(e, errno, "cannot detach the device program from %s", cg_name(cgfd, name, sizeof(name)));
 	return 0;
 }
@@ -417,7 +419,7 @@ static char *rules_text(const struct dev_rule *rules, size_t n)
 	return text;
 }
 
-static int load(const struct dev_rule *rules, size_t n, int cgfd, struct err *e)
+static int load(const struct libbpf *bpf, const struct dev_rule *rules, size_t n, int cgfd, struct err *e)
 {
 	char log[4096];
 	char name[256];
@@ -429,7 +431,7 @@ static int load(const struct dev_rule *rules, size_t n, int cgfd, struct err *e)
 	if (!insns)
 		return err_set(e, ERR_LIMIT, "out of memory");
 	log[0] = '\0';
-	fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, DEVICES_BPF_PROG_NAME, "GPL", insns, cnt, &opts);
+	fd = bpf->prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, DEVICES_BPF_PROG_NAME, "GPL", insns, cnt, &opts);
 	saved = errno;
 	free(insns);
 	if (fd < 0) {
@@ -453,7 +455,7 @@ static int load(const struct dev_rule *rules, size_t n, int cgfd, struct err *e)
  * set rules here lift the ancestor's. Only the nearest ancestor with a program matters: one with
  * BPF_F_ALLOW_MULTI keeps applying, and those above it are shadowed already.
  */
-static int ancestors_keep_applying(int cgfd, struct err *e)
+static int ancestors_keep_applying(const struct libbpf *bpf, int cgfd, struct err *e)
 {
 	char name[256];
 	struct stat here, up;
@@ -478,7 +480,7 @@ static int ancestors_keep_applying(int cgfd, struct err *e)
 		close(cur);
 		cur = parent;
 		here = up;
-		if (bpf_prog_query(cur, BPF_CGROUP_DEVICE, 0, &flags, NULL, &cnt) < 0) {
+		if (bpf->prog_query(cur, BPF_CGROUP_DEVICE, 0, &flags, NULL, &cnt) < 0) {
 			r = err_errno(e, errno, "cannot list the device programs of %s", cg_name(cur, name, sizeof(name)));
 			break;
 		}
@@ -510,18 +512,21 @@ int devices_bpf_apply(int cgfd, const struct dev_rule *rules, size_t n, struct e
 		return err_set(e, ERR_LIMIT, "%zu device rules for one cgroup are too many (at most %d)", n,
 		               DEVICES_BPF_MAX_RULES);
 
-	if (n > 0 && ancestors_keep_applying(cgfd, e) < 0)
+	const struct libbpf *bpf = libbpf_lazy(e);
+	if (!bpf)
 		return -1;
-	if (attached_query(cgfd, &a, e) < 0)
+	if (n > 0 && ancestors_keep_applying(bpf, cgfd, e) < 0)
+		return -1;
+	if (attached_query(bpf, cgfd, &a, e) < 0)
 		return -1;
 
 	if (n == 0) {
-		r = detach_ours(cgfd, &a, 0, e);
+		r = detach_ours(bpf, cgfd, &a, 0, e);
 		attached_close(&a);
 		return r < 0 ? -1 : xattr_write(cgfd, NULL, e);
 	}
 
-	if ((fd = load(rules, n, cgfd, e)) < 0) {
+	if ((fd = load(bpf, rules, n, cgfd, e)) < 0) {
 		attached_close(&a);
 		return -1;
 	}
@@ -545,7 +550,7 @@ int devices_bpf_apply(int cgfd, const struct dev_rule *rules, size_t n, struct e
 		opts.flags |= BPF_F_REPLACE;
 		opts.replace_prog_fd = a.ours[0];
 	}
-	r = bpf_prog_attach_opts(fd, cgfd, BPF_CGROUP_DEVICE, &opts);
+	r = bpf->prog_attach_opts(fd, cgfd, BPF_CGROUP_DEVICE, &opts);
 	if (r < 0) {
 		int saved = errno;
 		struct err ignored;
@@ -563,7 +568,7 @@ int devices_bpf_apply(int cgfd, const struct dev_rule *rules, size_t n, struct e
 	free(old);
 	close(fd); /* the cgroup holds the program now */
 	/* More than one of ours (left by an interrupted earlier daemon): only the one just put in place stays. */
-	r = detach_ours(cgfd, &a, 1, e);
+	r = detach_ours(bpf, cgfd, &a, 1, e);
 	attached_close(&a);
 	return r;
 }

@@ -54,6 +54,11 @@ int read_small_file_at(int dirfd, const char *path, char **out)
 	return read_all(fd, false, out);
 }
 
+int read_proc_record_fd(int fd, char **out)
+{
+	return read_all(fd, true, out);
+}
+
 void proc_cgroups_free(struct proc_cgroups *pc)
 {
 	for (int i = 0; i < pc->n; i++)
@@ -168,7 +173,8 @@ static int read_status(pid_t pid, char **text)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	return read_small_file_at(AT_FDCWD, path, text);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : read_proc_record_fd(fd, text);
 }
 
 int proc_ids_read(pid_t pid, struct proc_ids *out, struct err *e)

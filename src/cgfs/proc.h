@@ -51,3 +51,8 @@ int proc_tgid_read(pid_t tid);
 
 /* Reads a whole small file into a NUL-terminated heap buffer. */
 int read_small_file_at(int dirfd, const char *path, char **out);
+/*
+ * The same for a /proc file of one record (single_open: status, stat, cgroup), read with pread from offset 0:
+ * the kernel renders the record whole and a read shorter than asked is all of it, so no read for the end.
+ */
+int read_proc_record_fd(int fd, char **out);

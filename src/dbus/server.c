@@ -1,6 +1,7 @@
 #include "dbus/server.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -59,7 +60,17 @@ struct server {
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
 	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
+	unsigned nconns, nconns_peak; /* connections served, and their most since the last trim */
+	bool trim_due;                /* they fell to a quarter of that peak: malloc_trim at the end of the turn */
 };
+
+/*
+ * glibc keeps what a burst of connections freed (3 KiB and more each: BENCHMARKS.md) for later mallocs, and
+ * hands back to the kernel only what lies at the top of a heap, which the survivors pin. When the connections
+ * fall to a quarter of their most since the last trim, and that was at least TRIM_PEAK_MIN, malloc_trim(0)
+ * returns the free pages of every arena: once or twice per burst, never per close.
+ */
+#define TRIM_PEAK_MIN 16
 
 struct loop *server_loop(struct server *s)
 {
@@ -119,6 +130,9 @@ static void conn_free(struct server *s, struct conn *c)
 	loop_watch_remove(s->loop, &c->watch);
 	LIST_REMOVE(s->conns, c, prev, next);
 	busy_remove(s, c);
+	s->nconns--;
+	if (s->nconns_peak >= TRIM_PEAK_MIN && s->nconns <= s->nconns_peak / 4)
+		s->trim_due = true;
 	/* Never a flush: that would wait, with every other client, for one that does not read. The bus
 	 * closes the client's socket and its end of the intake. */
 	sd_bus_close(c->bus);
@@ -279,6 +293,8 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->drained = true;
 	c->serial = ++s->serial;
 	LIST_PREPEND(s->conns, c, prev, next);
+	if (++s->nconns > s->nconns_peak)
+		s->nconns_peak = s->nconns;
 	/* Authenticated: its replies get a socket buffer of a normal size (sd-bus made it 8 MiB). */
 	int sz = CONN_SNDBUF;
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
@@ -446,6 +462,10 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
 	}
+	/* One malloc arena for the process, set before the acceptor thread starts: that thread makes each
+	 * connection's sd-bus, and a thread's own arena would keep what they freed (malloc_trim gives back the
+	 * free top of the main heap only). The two threads rarely allocate at the same moment. */
+	mallopt(M_ARENA_MAX, 1);
 	admission_init(&s->adm, server_default_max_conns(), SERVER_ROOT_RESERVED_CONNS, SERVER_DEFAULT_CONNS_PER_UID,
 	               SERVER_DEFAULT_MAX_MESSAGE);
 	s->ops = o;
@@ -500,6 +520,16 @@ static int start_accepting(struct server *s)
 	return 0;
 }
 
+static void trim_heap(struct server *s)
+{
+	uint64_t t0 = now_usec();
+	int gave = malloc_trim(0);
+	log_debug("connections fell from %u to %u: freed heap %s the kernel in %llu us", s->nconns_peak, s->nconns,
+	          gave ? "given back to" : "kept, nothing to give", (unsigned long long)(now_usec() - t0));
+	s->nconns_peak = s->nconns;
+	s->trim_due = false;
+}
+
 int server_turn(struct server *s, int timeout_ms)
 {
 	if (!s->acceptor && start_accepting(s) < 0)
@@ -523,6 +553,9 @@ int server_turn(struct server *s, int timeout_ms)
 		release_watch_tick(s->ops->release);
 	loop_run_due(s->loop);
 	serve_busy(s);
+	/* In a turn with nobody waiting for an answer: the trim takes ~1 ms per 50 connections' worth of heap. */
+	if (s->trim_due && !s->busy)
+		trim_heap(s);
 	return 0;
 }
 

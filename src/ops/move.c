@@ -123,12 +123,12 @@ static void move_back(const struct victim *v, const struct target *t, int n, str
 			rest++;
 		if (rest && snprintf(raw, sizeof(raw), "%s", rest) < (int)sizeof(raw)) {
 			struct target back = {.h = t[i].h, .req_fd = -1};
-			_cleanup_close_ int procs = -1;
+			_cleanup_close_ int leaf = -1;
 			snprintf(back.rel, sizeof(back.rel), "%s", raw);
 			back.fd = cgdir_open_beneath(h->root_fd, raw);
 			r = back.fd;
-			if (r >= 0 && (r = unified_procs_fd(&back, &procs)) == 0)
-				r = cgdir_write(procs, "cgroup.procs", pidstr);
+			if (r >= 0 && (r = unified_procs_dir(&back, &leaf)) >= 0)
+				r = cgdir_write(r, "cgroup.procs", pidstr);
 			if (back.fd >= 0)
 				close(back.fd);
 		}
@@ -181,7 +181,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 	char pidstr[16];
 
 	/* First: a zombie's cgroups read as the root's, so every other check would be about a task that is gone. */
-	if (task_exited(v->pid))
+	if (victim_exited(v))
 		return err_set(e, ERR_NOT_FOUND, "pid %d has exited (its parent has not reaped it yet); nothing was moved",
 		               (int)v->pid);
 	if (hierarchy_set_check(set, e) < 0 || requester_cgroups(o, r, &pc, e) < 0)
@@ -197,12 +197,12 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 	}
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
 	for (int i = 0; i < n; i++) {
-		_cleanup_close_ int procs = -1;
+		_cleanup_close_ int leaf = -1;
 		int wr = pidfd_alive(v->pidfd) ? 0 : -ESRCH;
 		if (wr == 0)
-			wr = unified_procs_fd(&t[i], &procs);
-		if (wr == 0)
-			wr = cgdir_write(procs, "cgroup.procs", pidstr);
+			wr = unified_procs_dir(&t[i], &leaf);
+		if (wr >= 0)
+			wr = cgdir_write(wr, "cgroup.procs", pidstr);
 		if (wr < 0) {
 			move_refused(v, &t[i], -wr, e);
 			move_back(v, t, i, e);
@@ -215,7 +215,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 		goto out;
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
-	if (!pidfd_alive(v->pidfd) || task_exited(v->pid)) {
+	if (!pidfd_alive(v->pidfd) || victim_exited(v)) {
 		/*
 		 * Its pid would have to be freed and handed out again (a full turn of pid_max) between the last
 		 * check and the write for another task to have been moved; too rare to undo, never silent.
@@ -239,7 +239,7 @@ out:
 int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                  pid_t pid, bool absolute, struct err *e)
 {
-	struct victim v = {.pidfd = -1};
+	struct victim v = {.pidfd = -1, .stat_fd = -1};
 	int rc = -1;
 
 	if (absolute && !policy_is_host_root(&r->cred) && !(r->proxy && r->cred.ns_root))
@@ -256,7 +256,7 @@ int ops_move_pid(struct ops *o, const struct requester *r, const struct hierarch
 int ops_move_pidfd(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
                    int pidfd, struct err *e)
 {
-	struct victim v = {.pidfd = -1};
+	struct victim v = {.pidfd = -1, .stat_fd = -1};
 	int rc = -1;
 	if (victim_open_pidfd(pidfd, &v, e) == 0)
 		rc = move_victim(o, r, set, cgroup, &v, false, e);

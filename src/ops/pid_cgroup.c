@@ -11,7 +11,7 @@ int ops_get_pid_cgroup(struct ops *o, const struct requester *r, const struct hi
 {
 	struct hierarchy *h;
 	struct proc_cgroups pc = {0};
-	struct victim v = {.pidfd = -1};
+	struct victim v = {.pidfd = -1, .stat_fd = -1};
 	char vrel[CGNAME_MAX], name[CGNAME_MAX];
 	int rc = -1;
 

@@ -354,13 +354,13 @@ int unified_delegate(struct ops *o, const struct requester *r, const struct targ
 	return unified_delegation_plan(r, t, set, &ctrls, e) < 0 ? -1 : unified_hand_over(o, r, t, ctrls, e);
 }
 
-int unified_procs_fd(const struct target *t, int *fd)
+int unified_procs_dir(const struct target *t, int *leaf)
 {
 	_cleanup_free_ char *sub = NULL;
 	bool is_root = strcmp(t->h->root_path, "/") == 0 && t->rel[0] == '\0'; /* cgroup2's root may hold tasks */
+	int r;
 	if (t->h->unified && !is_root && cgdir_read(t->fd, "cgroup.subtree_control", &sub) == 0 && sub[0] &&
 	    sub[0] != '\n')
-		return leaf_open(t->fd, fd);
-	*fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 3);
-	return *fd < 0 ? -errno : 0;
+		return (r = leaf_open(t->fd, leaf)) < 0 ? r : *leaf;
+	return t->fd;
 }

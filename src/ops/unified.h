@@ -47,5 +47,8 @@ int unified_hand_over(struct ops *o, const struct requester *r, const struct tar
 int unified_delegate(struct ops *o, const struct requester *r, const struct target *t,
                      const struct hierarchy_set *set, struct err *e);
 
-/* Where a task moved into t goes: t itself, or its leaf when t's children have controllers. -errno. */
-int unified_procs_fd(const struct target *t, int *fd);
+/*
+ * Where a task moved into t goes: the directory fd whose cgroup.procs takes it, t->fd itself, or its leaf when
+ * t's children have controllers, opened into *leaf for the caller to close (left -1 otherwise). -errno.
+ */
+int unified_procs_dir(const struct target *t, int *leaf);

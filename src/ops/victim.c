@@ -16,6 +16,8 @@ void victim_free(struct victim *v)
 {
 	if (v->pidfd >= 0)
 		close(v->pidfd);
+	if (v->stat_fd >= 0)
+		close(v->stat_fd);
 	proc_cgroups_free(&v->pc);
 }
 
@@ -34,19 +36,38 @@ bool pidfd_alive(int pidfd)
  * A task already exiting but not yet a zombie counts too: from the moment it
  * starts to exit, /proc/PID/cgroup shows "/" in every v1 hierarchy.
  */
-bool task_exited(pid_t pid)
+static bool stat_says_exited(const char *stat)
 {
-	char path[64], state = 0;
-	_cleanup_free_ char *stat = NULL;
-	const char *p;
+	char state = 0;
 	unsigned flags = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small_file_at(AT_FDCWD, path, &stat) < 0)
-		return true;
-	p = strrchr(stat, ')');
+	const char *p = strrchr(stat, ')');
 	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
 		return false;
 	return state == 'Z' || state == 'X' || (flags & TASK_FLAG_EXITING);
+}
+
+bool task_exited(pid_t pid)
+{
+	char path[64];
+	_cleanup_free_ char *stat = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 || read_proc_record_fd(fd, &stat) < 0 || stat_says_exited(stat);
+}
+
+bool victim_exited(struct victim *v)
+{
+	_cleanup_free_ char *stat = NULL;
+	if (v->stat_fd < 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)v->pid);
+		if ((v->stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return true;
+		/* Opened while the pinned task still held its pid (a zombie holds it too): the file is that task's. */
+		if (!pidfd_alive(v->pidfd))
+			return true;
+	}
+	return read_proc_record_fd(v->stat_fd, &stat) < 0 || stat_says_exited(stat);
 }
 
 /* Its uids and cgroups, read once it is pinned; a read that fails because it exited says so. */
@@ -61,7 +82,7 @@ int victim_facts(struct victim *v, struct err *e)
 
 int victim_open(pid_t pid, struct victim *v, struct err *e)
 {
-	*v = (struct victim){.pid = pid, .pidfd = -1};
+	*v = (struct victim){.pid = pid, .pidfd = -1, .stat_fd = -1};
 	if (pid <= 0)
 		return err_set(e, ERR_INVALID, "pid %d is not a valid pid", (int)pid);
 	v->pidfd = pidfd_open(pid, 0);
@@ -108,7 +129,7 @@ int victim_open_pidfd(int pidfd, struct victim *v, struct err *e)
 	const char *line;
 	int pid;
 
-	*v = (struct victim){.pidfd = -1};
+	*v = (struct victim){.pidfd = -1, .stat_fd = -1};
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
 	if (read_small_file_at(AT_FDCWD, path, &info) < 0 || !(line = strstr(info, "\nPid:")) ||
 	    sscanf(line + 5, "%d", &pid) != 1)

@@ -13,6 +13,7 @@
 struct victim {
 	pid_t pid;
 	int pidfd;
+	int stat_fd; /* its /proc/PID/stat, opened by the first victim_exited */
 	struct proc_ids ids;
 	struct proc_cgroups pc;
 };
@@ -36,3 +37,8 @@ int victim_relative_name(const struct victim *v, const struct hierarchy *h, cons
 bool pidfd_alive(int pidfd);
 /* An exited task keeps its pid as a zombie but the kernel no longer moves it: told by its state, not a write. */
 bool task_exited(pid_t pid);
+/*
+ * task_exited of the victim, from a /proc/PID/stat kept open from its first call: the kept file reads that task
+ * or fails once it is reaped, where a file opened again by pid number could read a task that reused the pid.
+ */
+bool victim_exited(struct victim *v);

@@ -6,7 +6,6 @@
  * devbpf CGROUP_DIR --foreign-override  attaches a deny-all one with BPF_F_ALLOW_OVERRIDE instead
  * Exits 0 on success, 1 with the error on stderr, 2 on a usage error.
  */
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgfs/devices_bpf.h"
+#include "cgfs/libbpf_lazy.h"
 
 /*
  * A device program not named as ours: allow-all under BPF_F_ALLOW_MULTI, or deny-all under
@@ -28,9 +28,15 @@ static int attach_foreign(int cgfd, bool override)
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = override ? 0 : 1},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "foreign", "GPL", insns, 2, NULL);
-	if (fd < 0 ||
-	    bpf_prog_attach(fd, cgfd, BPF_CGROUP_DEVICE, override ? BPF_F_ALLOW_OVERRIDE : BPF_F_ALLOW_MULTI) < 0) {
+	struct err e = {0};
+	const struct libbpf *bpf = libbpf_lazy(&e);
+	if (!bpf) {
+		fprintf(stderr, "devbpf: %s\n", e.msg);
+		return 1;
+	}
+	LIBBPF_OPTS(bpf_prog_attach_opts, opts, .flags = override ? BPF_F_ALLOW_OVERRIDE : BPF_F_ALLOW_MULTI);
+	int fd = bpf->prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "foreign", "GPL", insns, 2, NULL);
+	if (fd < 0 || bpf->prog_attach_opts(fd, cgfd, BPF_CGROUP_DEVICE, &opts) < 0) {
 		fprintf(stderr, "devbpf: cannot %s the foreign program: %s\n", fd < 0 ? "load" : "attach", strerror(errno));
 		return 1;
 	}

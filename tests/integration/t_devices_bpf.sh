@@ -113,3 +113,31 @@ test_devices_bpf_override_program_of_an_ancestor_is_not_replaced() {
 	# Emptying rules attaches nothing, so it is not refused.
 	expect_ok "$DEVBPF" "$g"
 }
+
+# libbpf is loaded by the first call that needs a device program (src/cgfs/libbpf_lazy.h), not at start-up: a
+# fresh daemon that has served a ping (and the calls that touch no cgroup2 device rule) does not map it.
+test_devices_bpf_libbpf_is_not_mapped_by_an_idle_daemon() {
+	local sock=$WORK/nobpf.sock pid
+	daemon_spawn "$sock" "$WORK/nobpf.log"
+	pid=$SPAWNED_PID
+	trap 'stop_pid '"$pid"' 10' EXIT
+	wait_until 5 "$CGM" --socket "$sock" ping || { fail "no daemon on $sock: $(cat "$WORK/nobpf.log")"; return 1; }
+	"$CGM" --socket "$sock" listcontrollers >/dev/null || fail "listcontrollers failed"
+	! grep -F libbpf "/proc/$pid/maps" || fail "the idle daemon maps libbpf"
+}
+
+# Where libbpf.so.1 cannot be loaded, a device rule on cgroup2 is refused with an error naming it (the daemon
+# and devbpf start without it). The library is hidden by /dev/null bound over it in a mount namespace of
+# devbpf's own.
+test_devices_bpf_without_libbpf_the_rule_is_refused_naming_it() {
+	local lib d
+	lib=$(ldconfig -p | awk '$1 == "libbpf.so.1" { print $NF; exit }')
+	[ -n "$lib" ] || skip "ldconfig knows no libbpf.so.1"
+	trap '_devbpf_rm devbpf7' EXIT
+	d=$(_devbpf_mk devbpf7)
+	expect_refused "device rules on cgroup2 need libbpf.so.1 \(Debian: libbpf1\), which cannot be loaded" \
+		unshare -m --propagation private sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh \
+		"$(realpath "$lib")" "$DEVBPF" "$d" 'a *:* rwm deny'
+	expect_eq "$("$DEVBPF" "$d" --count)" "0 0" "programs attached to $d"
+	expect_eq "$("$DEVBPF" "$d" --list)" "" "stored rules of $d"
+}

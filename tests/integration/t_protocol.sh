@@ -214,3 +214,27 @@ test_protocol_set_uid_root_connections_count_as_the_user_s() {
 	out=$("$CGM" --socket "$sock" ping 2>&1) || fail "root's ping while the user holds set-uid connections: $out"
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/suidconn.log")"
 }
+
+# What a burst of connections took of the heap is given back once most of them have closed (malloc_trim when
+# the connections fall to a quarter of their peak, src/dbus/server.c): glibc alone keeps it for later mallocs.
+test_protocol_heap_of_a_burst_of_connections_is_given_back() {
+	local sock=$WORK/burst.sock pid client anon0 anon1 anon2 i
+	daemon_spawn "$sock" "$WORK/burst.log" --max-connections 700
+	pid=$SPAWNED_PID
+	trap 'stop_pid '"$pid"' 10' EXIT
+	wait_until 5 "$CGM" --socket "$sock" ping || { fail "no daemon on $sock: $(cat "$WORK/burst.log")"; return 1; }
+	rss_anon() { awk '/^RssAnon/ { print $2 }' "/proc/$pid/status"; }
+	anon0=$(rss_anon)
+	run_as 0 "" /usr/bin/python3 "$here/raw_client.py" "$sock" hold 600 1 >"$WORK/burst.out" &
+	client=$!
+	wait_until 30 grep -q admitted "$WORK/burst.out" || fail "the client held no connections"
+	grep -qx "600 admitted" "$WORK/burst.out" || fail "connections admitted: $(cat "$WORK/burst.out")"
+	anon1=$(rss_anon)
+	wait "$client"
+	for i in $(seq 100); do [ "$(ls "/proc/$pid/fd" | wc -l)" -le 30 ] && break; sleep 0.1; done
+	sleep 0.2
+	anon2=$(rss_anon)
+	echo "measured: RssAnon idle $anon0 KiB, with 600 connections $anon1 KiB, after they closed $anon2 KiB"
+	[ "$anon1" -gt $((anon0 + 1024)) ] || fail "600 connections took less than 1 MiB ($anon0 -> $anon1 KiB): nothing to give back"
+	[ "$anon2" -le $((anon0 + 512)) ] || fail "after the connections closed the daemon keeps $anon2 KiB anonymous ($anon0 idle, $anon1 with them)"
+}
