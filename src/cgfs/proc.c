@@ -213,16 +213,34 @@ int proc_nspid_read(pid_t pid, pid_t *out, int max)
 	return r < 0 ? r : proc_status_parse_nspid(text, out, max);
 }
 
-int proc_status_parse_tgid(const char *text)
+/* A pid line of /proc/PID/status ("\nTgid:"): the Name: line comes first and cannot hold a newline, so it cannot fake one. */
+static int parse_pid_line(const char *text, const char *tag)
 {
-	/* "\nTgid:": the Name: line comes first and cannot hold a newline, so it cannot fake this one. */
-	const char *p = strstr(text, "\nTgid:");
+	const char *p = strstr(text, tag);
+	size_t n = strlen(tag);
 	char *end;
 	long v;
 	if (!p)
 		return -EINVAL;
-	v = strtol(p + 6, &end, 10);
-	return end == p + 6 || v <= 0 ? -EINVAL : (int)v;
+	v = strtol(p + n, &end, 10);
+	return end == p + n || v <= 0 ? -EINVAL : (int)v;
+}
+
+int proc_status_parse_tgid(const char *text)
+{
+	return parse_pid_line(text, "\nTgid:");
+}
+
+int proc_status_parse_ppid(const char *text)
+{
+	return parse_pid_line(text, "\nPPid:");
+}
+
+int proc_ppid_read(pid_t pid)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = read_status(pid, &text);
+	return r < 0 ? r : proc_status_parse_ppid(text);
 }
 
 int proc_tgid_read(pid_t tid)

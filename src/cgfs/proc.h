@@ -48,6 +48,9 @@ int proc_nspid_read(pid_t pid, pid_t *out, int max);
 /* The Tgid: line of /proc/TID/status: the process a thread belongs to; -errno. */
 int proc_status_parse_tgid(const char *text);
 int proc_tgid_read(pid_t tid);
+/* The PPid: line: the parent's pid; -EINVAL for 0 (a parent outside the reader's pid namespace), else -errno. */
+int proc_status_parse_ppid(const char *text);
+int proc_ppid_read(pid_t pid);
 
 /* Reads a whole small file into a NUL-terminated heap buffer. */
 int read_small_file_at(int dirfd, const char *path, char **out);

@@ -101,37 +101,49 @@ static void move_refused(const struct victim *v, const struct target *t, int err
 }
 
 /*
+ * Writes pidstr into the cgroup of h that /proc/PID/cgroup names path, beneath the daemon's root (-ENOENT
+ * outside it: the daemon writes nowhere else). 0 or -errno.
+ */
+static int move_into_path(struct hierarchy *h, const char *path, const char *pidstr)
+{
+	const char *rest = path;
+	size_t len = strlen(h->root_path);
+	char raw[CGNAME_MAX];
+	int r;
+	if (path && strcmp(h->root_path, "/") != 0)
+		rest = strncmp(path, h->root_path, len) == 0 && (path[len] == '\0' || path[len] == '/') ? path + len : NULL;
+	while (rest && *rest == '/')
+		rest++;
+	if (!rest || snprintf(raw, sizeof(raw), "%s", rest) >= (int)sizeof(raw))
+		return -ENOENT;
+	struct target back = {.h = h, .req_fd = -1};
+	_cleanup_close_ int leaf = -1;
+	snprintf(back.rel, sizeof(back.rel), "%s", raw);
+	back.fd = cgdir_open_beneath(h->root_fd, raw);
+	r = back.fd;
+	if (r >= 0 && (r = unified_procs_dir(&back, &leaf)) >= 0)
+		r = cgdir_write(r, "cgroup.procs", pidstr);
+	if (back.fd >= 0)
+		close(back.fd);
+	return r;
+}
+
+/*
  * Nothing half-done: after a refusal in t[n], the task goes back where it
  * was in the hierarchies t[0..n-1] it was already moved in. The reason is
  * kept in e; only a failure to move it back is added.
  */
 static void move_back(const struct victim *v, const struct target *t, int n, struct err *e)
 {
-	char pidstr[16], raw[CGNAME_MAX];
+	char pidstr[16];
 	bool all_back = true;
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
 	if (n == 0 || !pidfd_alive(v->pidfd))
 		return;
 	for (int i = n; i-- > 0;) {
-		const struct hierarchy *h = t[i].h;
-		const char *path = proc_cgroups_path(&v->pc, h->id), *rest = path;
-		size_t len = strlen(h->root_path);
-		int r = -ENOENT;
-		if (path && strcmp(h->root_path, "/") != 0)
-			rest = strncmp(path, h->root_path, len) == 0 ? path + len : NULL;
-		while (rest && *rest == '/')
-			rest++;
-		if (rest && snprintf(raw, sizeof(raw), "%s", rest) < (int)sizeof(raw)) {
-			struct target back = {.h = t[i].h, .req_fd = -1};
-			_cleanup_close_ int leaf = -1;
-			snprintf(back.rel, sizeof(back.rel), "%s", raw);
-			back.fd = cgdir_open_beneath(h->root_fd, raw);
-			r = back.fd;
-			if (r >= 0 && (r = unified_procs_dir(&back, &leaf)) >= 0)
-				r = cgdir_write(r, "cgroup.procs", pidstr);
-			if (back.fd >= 0)
-				close(back.fd);
-		}
+		struct hierarchy *h = t[i].h;
+		const char *path = proc_cgroups_path(&v->pc, h->id);
+		int r = move_into_path(h, path, pidstr);
 		if (r < 0 && r != -ESRCH) {
 			char msg[WHAT_MAX + CGNAME_MAX + 128];
 			snprintf(msg, sizeof(msg), "; and moving it back into %s:%s failed (%s), so it stays in %s", h->name,
@@ -169,6 +181,42 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
 	err_set(e, ERR_ACCESS, "pid %d changed its uids while it was being moved (it ran a setuid program): %s",
 	        (int)v->pid, why);
 	return true;
+}
+
+/*
+ * The victim exited between its last check and a write, and its pid was handed out again at once (a full turn
+ * of pid_max; set_tid in the tests): the write moved that new task, which the requester had no right to move.
+ * A task made just then is where its parent put it, so in each hierarchy written where it is in the target now
+ * and its parent is not, it goes where its parent is. Logged either way: the daemon cannot tell a task that its
+ * parent made in another cgroup (clone3's CLONE_INTO_CGROUP), which this moves to the parent's; nor where the
+ * process was whose new thread took the pid (the write moved the whole process), which it leaves.
+ */
+static void reuser_back(const struct requester *r, const struct victim *v, const struct target *t, int n)
+{
+	struct proc_cgroups now = {0}, parent = {0};
+	struct err ignored;
+	char pidstr[16], rel[CGNAME_MAX];
+	pid_t ppid = proc_ppid_read(v->pid);
+	int back = 0, failed = 0;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)v->pid);
+	if (proc_tgid_read(v->pid) == v->pid && ppid > 0 && proc_cgroups_read(v->pid, &now, &ignored) == 0 &&
+	    proc_cgroups_read(ppid, &parent, &ignored) == 0)
+		for (int i = 0; i < n; i++) {
+			const char *here = proc_cgroups_path(&now, t[i].h->id), *there = proc_cgroups_path(&parent, t[i].h->id);
+			if (!here || !there || strcmp(here, there) == 0 || rel_within_root(t[i].h, here, rel) < 0 ||
+			    strcmp(rel, t[i].rel) != 0)
+				continue;
+			if (move_into_path(t[i].h, there, pidstr) == 0)
+				back++;
+			else
+				failed++;
+		}
+	log_warn("pid %d exited while uid %u moved it, and pid %d was handed out again meanwhile: its new task was "
+	         "moved back where its parent (pid %d) is in %d hierarchies%s", (int)v->pid, (unsigned)r->cred.uid,
+	         (int)v->pid, (int)ppid, back, failed ? "; in some it could not be" : "");
+	proc_cgroups_free(&now);
+	proc_cgroups_free(&parent);
 }
 
 static int move_victim(struct ops *o, const struct requester *r, const struct hierarchy_set *set, const char *cgroup,
@@ -216,13 +264,9 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
 	if (!pidfd_alive(v->pidfd) || victim_exited(v)) {
-		/*
-		 * Its pid would have to be freed and handed out again (a full turn of pid_max) between the last
-		 * check and the write for another task to have been moved; too rare to undo, never silent.
-		 */
+		/* Gone, and its pid is someone's again: that task may be the one the kernel moved. */
 		if (!pidfd_alive(v->pidfd) && !task_exited(v->pid) && kill(v->pid, 0) == 0)
-			log_warn("pid %d exited while uid %u moved it, and pid %d is in use again: if it was handed out "
-			         "before the write, that task was moved too", (int)v->pid, (unsigned)r->cred.uid, (int)v->pid);
+			reuser_back(r, v, t, n);
 		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}
