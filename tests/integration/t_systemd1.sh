@@ -410,9 +410,11 @@ test_systemd1_stop_unit_sends_sigterm_first() {
 	sd1_start
 	local term=$SD1_DIR/term out i
 	sd1_spawn systemd-run --scope --unit=cgmtest-t sh -c \
-		"trap 'echo clean >$term; exit 0' TERM; while :; do sleep 0.1; done"
+		"trap 'echo clean >$term; exit 0' TERM; touch $term.ready; while :; do sleep 0.1; done"
 	local pid=$SD1_SPAWNED
 	sd1_wait_in system.slice/cgmtest-t.scope "$pid"
+	# In the scope as systemd-run, before it execs sh: the stop waits for sh's trap.
+	wait_until 10 test -e "$term.ready" || fail "sh in cgmtest-t.scope set no trap"
 	local u=/org/freedesktop/systemd1/unit/cgmtest_2dt_2escope
 	expect_eq "$(sd1_call_get 0 "$u" KillMode)" 's "control-group"' "KillMode by default"
 	expect_eq "$(sd1_call_get 0 "$u" TimeoutStopUSec)" "t 90000000" "TimeoutStopUSec by default"
@@ -446,9 +448,11 @@ test_systemd1_stop_unit_sigkill_after_timeout() {
 	sd1_start
 	local sig=$SD1_DIR/sig i t0 took
 	sd1_spawn systemd-run --scope --unit=cgmtest-u -p TimeoutStopSec=1500ms -p KillSignal=SIGINT sh -c \
-		"trap '' TERM; trap 'echo int >>$sig' INT; while :; do sleep 0.1; done"
+		"trap '' TERM; trap 'echo int >>$sig' INT; touch $sig.ready; while :; do sleep 0.1; done"
 	local pid=$SD1_SPAWNED
 	sd1_wait_in system.slice/cgmtest-u.scope "$pid"
+	# In the scope as systemd-run, before it execs sh: under load the SIGINT reached systemd-run, which ignores it.
+	wait_until 10 test -e "$sig.ready" || fail "sh in cgmtest-u.scope set no trap"
 	sd1_monitor
 	t0=$(now_ms)
 	expect_ok sd1_call StopUnit ss cgmtest-u.scope replace
