@@ -193,6 +193,9 @@ static bool changed_hands(const struct requester *r, const struct victim *v, str
  */
 static void reuser_back(const struct requester *r, const struct victim *v, const struct target *t, int n)
 {
+	/* Gone, and its pid is someone's again: that task may be the one the kernel moved. */
+	if (n == 0 || pidfd_alive(v->pidfd) || task_exited(v->pid) || kill(v->pid, 0) < 0)
+		return;
 	struct proc_cgroups now = {0}, parent = {0};
 	struct err ignored;
 	char pidstr[16], rel[CGNAME_MAX];
@@ -254,6 +257,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 		if (wr < 0) {
 			move_refused(v, &t[i], -wr, e);
 			move_back(v, t, i, e);
+			reuser_back(r, v, t, i);
 			goto out;
 		}
 	}
@@ -264,9 +268,7 @@ static int move_victim(struct ops *o, const struct requester *r, const struct hi
 	}
 	/* Still alive after the write: the pid we wrote was the task we checked, and the kernel moved it. */
 	if (!pidfd_alive(v->pidfd) || victim_exited(v)) {
-		/* Gone, and its pid is someone's again: that task may be the one the kernel moved. */
-		if (!pidfd_alive(v->pidfd) && !task_exited(v->pid) && kill(v->pid, 0) == 0)
-			reuser_back(r, v, t, n);
+		reuser_back(r, v, t, n);
 		err_set(e, ERR_NOT_FOUND, "pid %d exited while it was being moved", (int)v->pid);
 		goto out;
 	}
