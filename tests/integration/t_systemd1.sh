@@ -515,3 +515,22 @@ test_v2_systemd1_memory_high_min_nodes_and_cpu_period() {
 	expect_eq "$(cat "$dir/cpu.max")" "75000 50000" "cpu.max (1.5 cpus over 50 ms)"
 	end_pids "$SD1_SPAWNED"
 }
+
+# Review of 8b4c45f: systemd-run -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms: a 1% quota over 1 ms is below the
+# kernel's 1 ms minimum; systemd lengthens the period (to 100 ms: cgroup_cpu_adjust_period), so the scope still
+# gets 1% of a cpu. cpu.cfs_quota_us / cpu.cfs_period_us (cpu.max on cgroup2) must stay 1/100.
+test_systemd1_cpu_quota_below_the_minimum_of_a_short_period() {
+	has_hierarchy cpu || has_hierarchy unified || skip "no cpu controller"
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-q -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms sleep 30
+	sd1_wait_in system.slice/cgmtest-q.scope "$SD1_SPAWNED"
+	local quota period
+	if has_hierarchy cpu; then
+		read -r quota <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_quota_us"
+		read -r period <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_period_us"
+	else
+		read -r quota period <"$(sb_path unified)/system.slice/cgmtest-q.scope/cpu.max"
+	fi
+	expect_eq "$((quota * 100))" "$period" "quota x 100 against the period (quota $quota, period $period)"
+	end_pids "$SD1_SPAWNED"
+}
