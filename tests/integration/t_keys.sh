@@ -555,3 +555,17 @@ test_keys_cpu_period_too_short_for_the_quota_keeps_its_cpus() {
 	cgm_root delete k_short
 	cgm_root delete k_short2
 }
+
+# Review of 8b4c45f: on cgroup v1 a child may have no more cpu than its parent. A child at its parent's 0.5
+# cpus keeps 0.5 over a new period of 3333 us only if its quota is rounded down (1666 us): rounded to the
+# nearest (1667 us, 0.50015 cpus) the kernel refuses the write, and the period cannot be changed at all.
+test_keys_cpu_period_of_a_child_at_its_parents_quota() {
+	[ "$(backing cpu)" = v1 ] || skip "the parent's bound on a child's quota is cgroup v1's"
+	local out
+	cgm_root new k_pq cpus_number=0.5
+	cgm_root new k_pq/kid cpus_number=0.5
+	out=$(cgm_root set k_pq/kid cpu.period=3333 2>&1) || fail "cpu.period=3333 of a child at its parent's quota: $out"
+	expect_eq "$(keyfile cpu k_pq/kid cpu.cfs_period_us) $(keyfile cpu k_pq/kid cpu.cfs_quota_us)" "3333 1666" \
+		"the child's period and quota"
+	cgm_root delete k_pq
+}
