@@ -534,3 +534,24 @@ test_systemd1_cpu_quota_below_the_minimum_of_a_short_period() {
 	expect_eq "$((quota * 100))" "$period" "quota x 100 against the period (quota $quota, period $period)"
 	end_pids "$SD1_SPAWNED"
 }
+
+# Review of 8b4c45f: StopUnit of a slice stops the units in it, each as its own kill settings say (systemd: a
+# scope Requires= its slice, so the slice's stop job stops the scope first, and a slice itself signals
+# nobody). A KillMode=none scope's task outlives its slice's stop; it got the slice's SIGTERM (and would have
+# got SIGKILL after 90 s).
+test_systemd1_stop_slice_keeps_each_scopes_kill_mode() {
+	sd1_start
+	local pid i
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-sn.scope fail 3 PIDs au 1 "$pid" \
+		KillMode s none Slice s cgmtest.slice 0
+	sd1_wait_in cgmtest.slice/cgmtest-sn.scope "$pid"
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest.slice replace
+	for i in $(seq 100); do grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" ||
+		fail "no JobRemoved for cgmtest.slice: $(cat "$SD1_DIR/monitor.log")"
+	sleep 0.5
+	pid_gone "$pid" && fail "the slice's StopUnit killed pid $pid of cgmtest-sn.scope, whose KillMode is none"
+	end_pids "$pid"
+}
