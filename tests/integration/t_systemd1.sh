@@ -555,3 +555,24 @@ test_systemd1_stop_slice_keeps_each_scopes_kill_mode() {
 	pid_gone "$pid" && fail "the slice's StopUnit killed pid $pid of cgmtest-sn.scope, whose KillMode is none"
 	end_pids "$pid"
 }
+
+# Review of 8b4c45f: a unit whose stop waits (a task that ignores SIGTERM, TimeoutStopUSec 20 s) is still loaded
+# until its stop ends, as systemd's is (ActiveState deactivating): GetUnit finds it and KillUnit ... 9, what an
+# admin does to end a stop that hangs, reaches its tasks. The unit was forgotten when StopUnit was called:
+# GetUnit and KillUnit said it was not loaded while its cgroup and task stayed for the whole timeout.
+test_systemd1_unit_stays_loaded_while_its_stop_waits() {
+	sd1_start
+	local pid i
+	pid=$(spawn_as 0 "" sh -c "trap '' TERM; while :; do sleep 0.1; done")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-w.scope fail 2 PIDs au 1 "$pid" \
+		TimeoutStopUSec t 20000000 0
+	sd1_wait_in system.slice/cgmtest-w.scope "$pid"
+	expect_ok sd1_call StopUnit ss cgmtest-w.scope replace
+	sleep 0.3
+	pid_gone "$pid" && fail "pid $pid ended by SIGTERM, which it ignores"
+	expect_ok sd1_call GetUnit s cgmtest-w.scope
+	expect_ok sd1_call KillUnit ssi cgmtest-w.scope all 9
+	for i in $(seq 50); do pid_gone "$pid" && break; sleep 0.1; done
+	pid_gone "$pid" || fail "KillUnit 9 during the stop left pid $pid"
+	end_pids "$pid"
+}
