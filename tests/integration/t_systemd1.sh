@@ -515,3 +515,64 @@ test_v2_systemd1_memory_high_min_nodes_and_cpu_period() {
 	expect_eq "$(cat "$dir/cpu.max")" "75000 50000" "cpu.max (1.5 cpus over 50 ms)"
 	end_pids "$SD1_SPAWNED"
 }
+
+# Review of 8b4c45f: systemd-run -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms: a 1% quota over 1 ms is below the
+# kernel's 1 ms minimum; systemd lengthens the period (to 100 ms: cgroup_cpu_adjust_period), so the scope still
+# gets 1% of a cpu. cpu.cfs_quota_us / cpu.cfs_period_us (cpu.max on cgroup2) must stay 1/100.
+test_systemd1_cpu_quota_below_the_minimum_of_a_short_period() {
+	has_hierarchy cpu || has_hierarchy unified || skip "no cpu controller"
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-q -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms sleep 30
+	sd1_wait_in system.slice/cgmtest-q.scope "$SD1_SPAWNED"
+	local quota period
+	if has_hierarchy cpu; then
+		read -r quota <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_quota_us"
+		read -r period <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_period_us"
+	else
+		read -r quota period <"$(sb_path unified)/system.slice/cgmtest-q.scope/cpu.max"
+	fi
+	expect_eq "$((quota * 100))" "$period" "quota x 100 against the period (quota $quota, period $period)"
+	end_pids "$SD1_SPAWNED"
+}
+
+# Review of 8b4c45f: StopUnit of a slice stops the units in it, each as its own kill settings say (systemd: a
+# scope Requires= its slice, so the slice's stop job stops the scope first, and a slice itself signals
+# nobody). A KillMode=none scope's task outlives its slice's stop; it got the slice's SIGTERM (and would have
+# got SIGKILL after 90 s).
+test_systemd1_stop_slice_keeps_each_scopes_kill_mode() {
+	sd1_start
+	local pid i
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-sn.scope fail 3 PIDs au 1 "$pid" \
+		KillMode s none Slice s cgmtest.slice 0
+	sd1_wait_in cgmtest.slice/cgmtest-sn.scope "$pid"
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest.slice replace
+	for i in $(seq 100); do grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" ||
+		fail "no JobRemoved for cgmtest.slice: $(cat "$SD1_DIR/monitor.log")"
+	sleep 0.5
+	pid_gone "$pid" && fail "the slice's StopUnit killed pid $pid of cgmtest-sn.scope, whose KillMode is none"
+	end_pids "$pid"
+}
+
+# Review of 8b4c45f: a unit whose stop waits (a task that ignores SIGTERM, TimeoutStopUSec 20 s) is still loaded
+# until its stop ends, as systemd's is (ActiveState deactivating): GetUnit finds it and KillUnit ... 9, what an
+# admin does to end a stop that hangs, reaches its tasks. The unit was forgotten when StopUnit was called:
+# GetUnit and KillUnit said it was not loaded while its cgroup and task stayed for the whole timeout.
+test_systemd1_unit_stays_loaded_while_its_stop_waits() {
+	sd1_start
+	local pid i
+	pid=$(spawn_as 0 "" sh -c "trap '' TERM; while :; do sleep 0.1; done")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-w.scope fail 2 PIDs au 1 "$pid" \
+		TimeoutStopUSec t 20000000 0
+	sd1_wait_in system.slice/cgmtest-w.scope "$pid"
+	expect_ok sd1_call StopUnit ss cgmtest-w.scope replace
+	sleep 0.3
+	pid_gone "$pid" && fail "pid $pid ended by SIGTERM, which it ignores"
+	expect_ok sd1_call GetUnit s cgmtest-w.scope
+	expect_ok sd1_call KillUnit ssi cgmtest-w.scope all 9
+	for i in $(seq 50); do pid_gone "$pid" && break; sleep 0.1; done
+	pid_gone "$pid" || fail "KillUnit 9 during the stop left pid $pid"
+	end_pids "$pid"
+}
