@@ -16,9 +16,12 @@ const char *cgfs_refusal_hint(const char *file, int errnum)
 		if (starts(file, "cpuset."))
 			return " (not a value this file takes: cpus and memory nodes must exist and, on cgroup v1, be in the "
 			       "parent's)";
-		if (starts(file, "cpu.cfs_quota") || starts(file, "cpu.max"))
-			return " (not a value this file takes: a quota is at least 1ms and, on cgroup v1, no more than the "
-			       "parent's)";
+		/* On v1 the likely reason is the hierarchy's bound, which the quota and the period each move. */
+		if (starts(file, "cpu.cfs_quota") || starts(file, "cpu.cfs_period"))
+			return " (likely more cpus than the parent's quota over its period, or fewer than a child's, which "
+			       "cgroup v1 refuses; else a quota below 1ms or a period outside 1ms to 1s)";
+		if (starts(file, "cpu.max"))
+			return " (not a value this file takes: a quota is at least 1ms and a period 1ms to 1s)";
 		if (starts(file, "memory.memsw") || starts(file, "memory.limit"))
 			return " (not a value this file takes: on cgroup v1 the memory+swap limit must also stay at or above the "
 			       "memory limit)";

@@ -2,6 +2,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-id128.h>
 
@@ -33,13 +34,16 @@ struct sd1_unit {
 	struct unit_device *allow; /* DeviceAllow entries as last set */
 	size_t nallow;
 	struct unit_kill kill;     /* how StopUnit stops it */
+	struct sd1_job *stop;      /* the stop job under way (its own, or its slice's): loaded, deactivating, till it ends */
 	struct sd1_unit *prev, *next;
 };
 
 /*
  * A call whose end waits on the kernel: StopUnit (JobRemoved follows) and KillUnit (answered when done). A stop
  * goes through its unit_stop's steps: signals sent at once, waits for its cgroup to empty, and its last step, a
- * key-API job (Delete with force) or the removal of the empty cgroup.
+ * key-API job (Delete with force) or the removal of the empty cgroup. A slice's stop first waits for the stops of
+ * the units beneath it, each by its own kill settings; its own steps then reach only the tasks in the slice's
+ * cgroup itself, which belong to no unit.
  */
 struct sd1_job {
 	struct systemd1 *s;
@@ -48,6 +52,10 @@ struct sd1_job {
 	struct ops_job *job;       /* the key-API job under way; NULL while a stop waits */
 	struct ops_job *signalled; /* a stop's round of KillSignal, kept while it waits: its pidfds wake it */
 	char *cgroup;              /* a stop's: the unit's cgroup */
+	ino_t *inodes;             /* a stop's: its cgroup's in each hierarchy (0: none), so it acts on no later one */
+	bool own_only;             /* a slice's stop: its own tasks, not its children's */
+	struct sd1_job *parent;    /* the slice's stop that waits for this one; NULL: none */
+	unsigned waiting;          /* a slice's stop: the stops beneath it not ended yet */
 	struct unit_stop stop;
 	bool final;                /* the stop is at its last step: the end of job (or no job) ends it */
 	struct requester req;      /* the caller's, kept for the job's steps */
@@ -111,11 +119,11 @@ void sd1_job_path(uint32_t id, char out[64]);
 int sd1_job_run(struct systemd1 *s, const char *unit, struct ops_job *job,
                 sd_bus_message *reply_to, uint32_t *id);
 /*
- * Stops the unit whose cgroup is cgroup as kill says (unit_stop.h), from the loop, as the daemon itself; then
- * JobRemoved. The first step is taken now: its failure is the call's.
+ * Stops u as its kill settings say (unit_stop.h), from the loop, as the daemon itself; then JobRemoved, and u
+ * (with every unit whose stop is this job's) is unloaded. A slice's stop stops each unit beneath it first; a
+ * scope's first step is taken now: its failure is the call's. *id is the job's.
  */
-int sd1_stop_run(struct systemd1 *s, const char *unit, const char *cgroup, const struct unit_kill *kill,
-                 uint32_t *id, struct err *e);
+int sd1_stop_run(struct systemd1 *s, struct sd1_unit *u, uint32_t *id, struct err *e);
 /* JobRemoved(id, path, unit, result), from the name's owner. */
 void sd1_emit_job_removed(struct systemd1 *s, uint32_t id, const char *unit, const char *result);
 void sd1_jobs_free(struct systemd1 *s);

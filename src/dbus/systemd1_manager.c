@@ -367,15 +367,15 @@ static int m_stop_unit(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 		return no_such_unit(m, name);
 	if (u->cgroup[0] == '\0')
 		return root_unit_refused(m, name, "stopped");
-	/* KillSignal, a wait for the tasks to leave, SIGKILL, the removal: as the unit's kill settings say. */
-	if (sd1_stop_run(s, name, u->cgroup, &u->kill, &id, &e) < 0)
+	/*
+	 * KillSignal, a wait for the tasks to leave, SIGKILL, the removal: as the unit's kill settings say (a slice's,
+	 * those of each unit beneath it). The unit stays loaded, deactivating, till its stop ends. A unit that is
+	 * stopping already answers the stop under way, as systemd merges the two jobs.
+	 */
+	if (u->stop)
+		id = u->stop->id;
+	else if (sd1_stop_run(s, u, &id, &e) < 0)
 		return reply_error(m, &e);
-	for (struct sd1_unit *c = s->units, *next; c; c = next) {
-		next = c->next;
-		if (c != u && strncmp(c->cgroup, u->cgroup, strlen(u->cgroup)) == 0 && c->cgroup[strlen(u->cgroup)] == '/')
-			sd1_unit_remove(s, c);
-	}
-	sd1_unit_remove(s, u);
 	sd1_job_path(id, path);
 	return sd_bus_reply_method_return(m, "o", path);
 }
@@ -592,9 +592,13 @@ static int m_list_units(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 			continue;
 		}
 		unit_object_path(u->name, path);
+		const char *sub = u->kind == UNIT_KIND_SCOPE ? (!u->stop ? "running" : u->stop->final ? "stop-sigkill" : "stop-sigterm") : "active";
+		char job_path[64] = "/";
+		if (u->stop)
+			sd1_job_path(u->stop->id, job_path);
 		rc = sd_bus_message_append(reply, "(ssssssouso)", u->name, u->description ? u->description : u->name,
-		                           "loaded", "active", u->kind == UNIT_KIND_SCOPE ? "running" : "active", "", path,
-		                           (uint32_t)0, "", "/");
+		                           "loaded", u->stop ? "deactivating" : "active", sub, "", path,
+		                           u->stop ? u->stop->id : (uint32_t)0, u->stop ? "stop" : "", job_path);
 	}
 	return reply_array_send(reply, rc);
 }

@@ -164,6 +164,9 @@ bool sd1_unit_alive(struct systemd1 *s, struct sd1_unit *u, const struct request
 {
 	pidv pids = {0};
 	struct err e = {0};
+	/* A unit whose stop is under way is loaded till the stop ends, whether its cgroup is there or not. */
+	if (u->stop)
+		return true;
 	int rc = ops_key_list_tasks(s->ops, r, u->cgroup, false, &pids, &e);
 	pidv_free(&pids);
 	return rc == 0 || e.kind != ERR_NOT_FOUND;
@@ -265,13 +268,21 @@ static bool alive_for_caller(sd_bus *bus, struct sd1_unit *u)
 static int p_active_state(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
                           void *userdata, sd_bus_error *error)
 {
-	return get_string(reply, alive_for_caller(bus, userdata) ? "active" : "inactive");
+	struct sd1_unit *u = userdata;
+	if (u->stop)
+		return get_string(reply, "deactivating");
+	return get_string(reply, alive_for_caller(bus, u) ? "active" : "inactive");
 }
 
+/* A stopping scope's SubState is systemd's: stop-sigterm while its tasks may leave, stop-sigkill at the end. */
 static int p_sub_state(sd_bus *bus, const char *path, const char *iface, const char *prop, sd_bus_message *reply,
                        void *userdata, sd_bus_error *error)
 {
 	struct sd1_unit *u = userdata;
+	if (u->stop && u->kind == UNIT_KIND_SCOPE)
+		return get_string(reply, u->stop->final ? "stop-sigkill" : "stop-sigterm");
+	if (u->stop)
+		return get_string(reply, "active");
 	return get_string(reply, !alive_for_caller(bus, u) ? "dead" : u->kind == UNIT_KIND_SCOPE ? "running" : "active");
 }
 

@@ -44,19 +44,64 @@ static long long period_of(const struct key_ref *k)
 	return key_read_quota(k, &quota, &period, &probe) == 0 ? period : PERIOD_US;
 }
 
-/* QUOTA -1 for no limit; at least the kernel's minimum otherwise. */
-static int push_quota(const struct key_ref *k, long long quota, long long period, key_writes *out, struct err *e)
+/* A * B / C rounded down, in two parts so that no product overflows: the kernel's quota goes up to 2^44 or so. */
+static long long mul_div(long long a, long long b, long long c)
 {
-	if (quota >= 0 && quota < QUOTA_MIN_US)
-		quota = QUOTA_MIN_US;
+	return a / c * b + a % c * b / c;
+}
+
+/*
+ * The quota of NUM/DEN cpus over PERIOD, rounded down so that the cgroup never gets more cpu than it was set to.
+ * A quota below the kernel's 1 ms minimum lengthens the period until it reaches it (as systemd's
+ * cgroup_cpu_adjust_period does); raising the quota instead would give up to 1000 times the cpus set. Fewer cpus
+ * than 1 ms per 1 s are refused: no period the kernel takes holds them.
+ */
+static int fit_quota(const struct key_ref *k, const char *value, long long num, long long den, long long *quota,
+                     long long *period, struct err *e)
+{
+	*quota = mul_div(num, *period, den);
+	if (*quota >= QUOTA_MIN_US)
+		return 0;
+	long long longer = (QUOTA_MIN_US * den + num - 1) / num;
+	if (longer > (long long)PERIOD_MAX_US)
+		return err_set(e, ERR_INVALID, "%s: '%.40s' is fewer cpus than the kernel can limit to (a quota is at least "
+		               "1 ms, over a period of at most 1 s: 0.001 cpus)", k->key, value);
+	*period = longer;
+	*quota = mul_div(num, longer, den);
+	return 0;
+}
+
+/*
+ * QUOTA -1 for no limit. On v1 the two files are written in the order that never raises quota/period above both
+ * the old and the new ratio on the way (OLD the period now), which the parent may not allow: a shorter period
+ * after the quota, a longer one before.
+ */
+static int push_quota(const struct key_ref *k, long long quota, long long period, long long old, key_writes *out,
+                      struct err *e)
+{
 	if (k->version == 2) {
 		if (quota < 0)
 			return key_push_fmt(out, k, "cpu.max", e, "max %lld", period);
 		return key_push_fmt(out, k, "cpu.max", e, "%lld %lld", quota, period);
 	}
+	if (quota >= 0 && period < old) {
+		if (key_push_fmt(out, k, "cpu.cfs_quota_us", e, "%lld", quota) < 0)
+			return -1;
+		return key_push_fmt(out, k, "cpu.cfs_period_us", e, "%lld", period);
+	}
 	if (key_push_fmt(out, k, "cpu.cfs_period_us", e, "%lld", period) < 0)
 		return -1;
 	return key_push_fmt(out, k, "cpu.cfs_quota_us", e, "%lld", quota < 0 ? -1 : quota);
+}
+
+/* NUM/DEN cpus over the cgroup's period, or a longer one that a small quota needs. */
+static int push_cpus(const struct key_ref *k, const char *value, long long num, long long den, key_writes *out,
+                     struct err *e)
+{
+	long long old = period_of(k), period = old, quota;
+	if (fit_quota(k, value, num, den, &quota, &period, e) < 0)
+		return -1;
+	return push_quota(k, quota, period, old, out, e);
 }
 
 int key_plan_cpus_fraction(const struct key_ref *k, const char *value, key_writes *out, struct err *e)
@@ -66,36 +111,35 @@ int key_plan_cpus_fraction(const struct key_ref *k, const char *value, key_write
 
 	if (key_parse_percent(value, &centi, e) < 0)
 		return err_prefix(e, k->key);
-	long long period = period_of(k);
-	if (centi < 0)
-		return push_quota(k, -1, period, out, e);
+	if (centi < 0) {
+		long long period = period_of(k);
+		return push_quota(k, -1, period, period, out, e);
+	}
 	ncpus = key_allowed_cpus(k, e);
 	if (ncpus < 0)
 		return -1;
-	/* centi/10000 of ncpus periods. */
-	return push_quota(k, (long long)centi * ncpus * period / 10000, period, out, e);
+	/* centi/10000 of ncpus. */
+	return push_cpus(k, value, (long long)centi * ncpus, 10000, out, e);
 }
 
 int key_plan_cpus_number(const struct key_ref *k, const char *value, key_writes *out, struct err *e)
 {
 	long centi;
 
-	long long period = period_of(k);
-	if (key_is_max_word(value))
-		return push_quota(k, -1, period, out, e);
+	if (key_is_max_word(value)) {
+		long long period = period_of(k);
+		return push_quota(k, -1, period, period, out, e);
+	}
 	if (key_parse_centi_num(value, false, &centi) < 0)
 		return err_set(e, ERR_INVALID, "%s: '%.40s' is not a number of cpus (use a number such as 1.5, at most 2 "
 		               "decimals, or max)", k->key, value);
 	if (centi <= 0 || centi > KEY_MAX_CPUS * 100L)
 		return err_set(e, ERR_INVALID, "%s: '%.40s' is out of range (more than 0 and at most %d, or max)", k->key,
 		               value, KEY_MAX_CPUS);
-	return push_quota(k, (long long)centi * period / 100, period, out, e);
+	return push_cpus(k, value, centi, 100, out, e);
 }
 
-/*
- * A new period keeps the quota's number of cpus: the quota is scaled with it. On v1 the two files are written in
- * the order that never raises quota/period above both the old and the new ratio, which the parent may not allow.
- */
+/* A new period keeps the quota's number of cpus: the quota is scaled to it, or the period lengthened (fit_quota). */
 int key_plan_cpu_period(const struct key_ref *k, const char *value, key_writes *out, struct err *e)
 {
 	unsigned long long p;
@@ -110,17 +154,9 @@ int key_plan_cpu_period(const struct key_ref *k, const char *value, key_writes *
 	if (key_read_quota(k, &quota, &old, e) < 0)
 		return -1;
 	long long period = (long long)p;
-	if (quota >= 0) {
-		/* In two parts, so that no product overflows: the kernel's quota goes up to 2^44 or so. */
-		quota = quota / old * period + (quota % old * period + old / 2) / old;
-		if (quota < QUOTA_MIN_US)
-			quota = QUOTA_MIN_US;
-	}
-	if (k->version == 2 || quota < 0 || period >= old)
-		return push_quota(k, quota, period, out, e);
-	if (key_push_fmt(out, k, "cpu.cfs_quota_us", e, "%lld", quota) < 0)
+	if (quota >= 0 && fit_quota(k, value, quota, old, &quota, &period, e) < 0)
 		return -1;
-	return key_push_fmt(out, k, "cpu.cfs_period_us", e, "%lld", period);
+	return push_quota(k, quota, period, old, out, e);
 }
 
 int key_plan_cpu_share(const struct key_ref *k, const char *value, key_writes *out, struct err *e)

@@ -10,6 +10,7 @@ struct ops_job {
 	pidv seen;              /* Kill: the tasks signalled so far */
 	bool frozen;            /* Freeze/Thaw: the state waited for */
 	bool then_remove;       /* Delete with force: remove once the kill is done */
+	bool own_only;          /* Kill: the tasks of the cgroup itself, not of its children */
 	int wake[OPS_JOB_PIDFDS_MAX]; /* Kill: pidfds of tasks its last round signalled (ops_job_wake_fds) */
 	unsigned n_wake;
 };

@@ -73,6 +73,9 @@ int ops_key_delete_start(struct ops *o, const struct requester *r, const char *n
 /* Kill: every task of the tree signalled, forks included; for SIGKILL, done once the tree is empty. */
 int ops_key_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
                     struct err *e);
+/* The same for the tasks of the cgroup itself only, not of its children (a slice's own, which no unit holds). */
+int ops_key_kill_own_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
+                           struct err *e);
 /* Freeze or thaw: freezer.state set, done once the kernel reports the whole tree in that state. */
 int ops_key_freeze_start(struct ops *o, const struct requester *r, const char *name, bool frozen, struct ops_job **job,
                       struct err *e);

@@ -143,10 +143,10 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, s
 	bool fresh;
 	bool first = j->seen.v == NULL;
 	/* Before any walk, which a tree that keeps changing under it can make fail: the kernel's kill needs none. */
-	if (first && j->sig == SIGKILL)
+	if (first && j->sig == SIGKILL && !j->own_only)
 		kill_unified(o, r, j->name);
 	ops_job_wake_clear(j);
-	int rr = ops_key_tasks_host(o, r, j->name, true, &now, e);
+	int rr = ops_key_tasks_host(o, r, j->name, !j->own_only, &now, e);
 	if (rr == 0)
 		rr = kill_round(r, &now, j, first, &left, &fresh, e);
 	pidv_free(&now);
@@ -160,8 +160,8 @@ int kill_job_step(struct ops *o, const struct requester *r, struct ops_job *j, s
 	return 0;
 }
 
-int ops_key_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
-                    struct err *e)
+static int kill_start(struct ops *o, const struct requester *r, const char *name, int sig, bool own_only,
+                      struct ops_job **job, struct err *e)
 {
 	struct ops_job *j;
 	int rr;
@@ -172,6 +172,7 @@ int ops_key_kill_start(struct ops *o, const struct requester *r, const char *nam
 	if (!(j = ops_job_new(name, KILL_DEADLINE_MS, e)))
 		return -1;
 	j->sig = sig;
+	j->own_only = own_only;
 	j->step = kill_job_step;
 	if ((rr = kill_job_step(o, r, j, e)) != 0) {
 		ops_job_free(j);
@@ -179,4 +180,16 @@ int ops_key_kill_start(struct ops *o, const struct requester *r, const char *nam
 	}
 	*job = j;
 	return 0;
+}
+
+int ops_key_kill_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
+                    struct err *e)
+{
+	return kill_start(o, r, name, sig, false, job, e);
+}
+
+int ops_key_kill_own_start(struct ops *o, const struct requester *r, const char *name, int sig, struct ops_job **job,
+                           struct err *e)
+{
+	return kill_start(o, r, name, sig, true, job, e);
 }

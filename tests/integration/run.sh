@@ -42,7 +42,8 @@ same_on_every_hierarchy+='|pam_(two_sessions|controller_list|daemon_down|refusal
 same_on_every_hierarchy+='|session_rootful_'
 # StopUnit's signals, KillMode and timeout are one code for every hierarchy (each a Kill or a Delete-force, which
 # lane v2 runs in the key cases and in KillUnit and StopUnit's own case).
-same_on_every_hierarchy+='|systemd1_stop_unit_(sends_sigterm_first|sigkill_after_timeout)'
+same_on_every_hierarchy+='|systemd1_stop_unit_(sends_sigterm_first|sigkill_after_timeout)|systemd1_stopping_unit_is_'
+same_on_every_hierarchy+='|systemd1_stop_spares_a_cgroup_made_again|systemd1_stop_slice_stops_each_unit'
 # The container escape matrix refuses names and pids before any hierarchy is looked at; in the VM its two
 # runs take 4 minutes each, which the lane's time cannot spare.
 same_on_every_hierarchy+='|container_escape_every_method_)'

@@ -493,3 +493,83 @@ test_keys_daemon_resolves_dev_paths_only_in_its_mount_namespace() {
 		busctl1_as 0 "" SetValues sa{ss} k_devns 1 devices_blacklist "/dev/shm rwm"
 	cgm_root delete k_devns
 }
+
+# pidfds: how many pidfds the daemon holds now (a waiting Kill keeps those of the tasks it signalled).
+pidfds() {
+	local f n=0
+	for f in /proc/"$DAEMON_PID"/fd/*; do [[ $(readlink "$f") == *pidfd* ]] && n=$((n + 1)); done
+	echo "$n"
+}
+pidfds_at_least() { [ "$(pidfds)" -ge "$1" ]; }
+daemon_fds_are() { [ "$(daemon_fds)" = "$1" ]; }
+
+# Review of ba30634: a Kill (or a Delete with force) that waits on the pidfds of its frozen tasks loses its
+# client as the tasks exit (both orders, and in one turn of the loop): the call is dropped, its pidfds closed,
+# the daemon's fds back to where they were; lane host-asan checks that no event of a freed call is served.
+test_keys_kill_client_gone_as_its_tasks_exit() {
+	local before base i kpid p
+	local -a pids verb
+	# cgroup2's cgroup.kill takes frozen tasks at once: nothing would wait.
+	[ "$(backing freezer)" = v1 ] || skip "a frozen task outlives SIGKILL only in a v1 freezer"
+	cgm_root new k_gone
+	before=$(daemon_fds) base=$(pidfds)
+	for i in 1 2 3 4 5 6 7 8; do
+		if [ "$i" -le 4 ]; then verb=(kill); else verb=(delete -f); fi
+		cgm_root new "k_gone/r$i"
+		pids=()
+		for p in 1 2 3; do pids+=("$(spawn_sleeper 0 "k_gone/r$i")"); done
+		cgm_root freeze "k_gone/r$i"
+		cgm_root "${verb[@]}" "k_gone/r$i" >"$WORK/kill.out" 2>&1 &
+		kpid=$!
+		# Its client's connection holds one pidfd, the call those of its tasks.
+		wait_until 3 pidfds_at_least $((base + 2)) ||
+			fail "round $i: ${verb[*]} keeps no pidfds of its tasks ($(pidfds)): $(cat "$WORK/kill.out")"
+		if [ $((i % 2)) = 0 ]; then
+			kill -KILL "$kpid" 2>/dev/null || true
+			cgm_root thaw "k_gone/r$i"
+		else
+			cgm_root thaw "k_gone/r$i" &
+			kill -KILL "$kpid" 2>/dev/null || true
+			wait $!
+		fi
+		wait "$kpid" 2>/dev/null || true
+		for p in "${pids[@]}"; do wait_until 5 gone "$p" || fail "round $i: task $p survived its ${verb[*]}"; done
+		# Delete's client may have gone before the removal or after it: the cgroup is there or not.
+		cgm_root delete "k_gone/r$i" 2>/dev/null || [ "$i" -gt 4 ] || fail "round $i: k_gone/r$i cannot be deleted"
+	done
+	wait_until 5 daemon_fds_are "$before" || fail "the daemon's fds: $(daemon_fds), were $before (pidfds $(pidfds))"
+	expect_eq "$(pidfds)" "$base" "pidfds the daemon holds"
+	daemon_alive || fail "the daemon died"
+	cgm_root delete k_gone
+}
+
+# Review of 8b4c45f: a quota too small for a short period (under the kernel's 1 ms minimum) is not raised to
+# the minimum, which gave the cgroup up to 100 times the cpu it was set to; the period gives way (systemd
+# lengthens it so that the quota reaches 1 ms) or the value is refused. Either way the cpus read back as set.
+test_keys_cpu_period_too_short_for_the_quota_keeps_its_cpus() {
+	[ -n "$(backing cpu)" ] || skip "no cpu controller here"
+	local out
+	cgm_root new k_short cpus_number=0.01
+	out=$(cgm_root set k_short cpu.period=1000 2>&1) || true
+	expect_eq "$(cgm_root get k_short cpus_number)" 0.01 "cpus_number after cpu.period=1000 ($out)"
+	cgm_root new k_short2
+	out=$(cgm_root set k_short2 cpu.period=1000 cpus_number=0.25 2>&1) || true
+	expect_eq "$(cgm_root get k_short2 cpus_number)" "$([ -z "$out" ] && echo 0.25 || echo max)" \
+		"cpus_number of cpu.period=1000 cpus_number=0.25 ($out)"
+	cgm_root delete k_short
+	cgm_root delete k_short2
+}
+
+# Review of 8b4c45f: on cgroup v1 a child may have no more cpu than its parent. A child at its parent's 0.5
+# cpus keeps 0.5 over a new period of 3333 us only if its quota is rounded down (1666 us): rounded to the
+# nearest (1667 us, 0.50015 cpus) the kernel refuses the write, and the period cannot be changed at all.
+test_keys_cpu_period_of_a_child_at_its_parents_quota() {
+	[ "$(backing cpu)" = v1 ] || skip "the parent's bound on a child's quota is cgroup v1's"
+	local out
+	cgm_root new k_pq cpus_number=0.5
+	cgm_root new k_pq/kid cpus_number=0.5
+	out=$(cgm_root set k_pq/kid cpu.period=3333 2>&1) || fail "cpu.period=3333 of a child at its parent's quota: $out"
+	expect_eq "$(keyfile cpu k_pq/kid cpu.cfs_period_us) $(keyfile cpu k_pq/kid cpu.cfs_quota_us)" "3333 1666" \
+		"the child's period and quota"
+	cgm_root delete k_pq
+}

@@ -519,3 +519,163 @@ test_v2_systemd1_memory_high_min_nodes_and_cpu_period() {
 	expect_eq "$(cat "$dir/cpu.max")" "75000 50000" "cpu.max (1.5 cpus over 50 ms)"
 	end_pids "$SD1_SPAWNED"
 }
+
+# Review of 8b4c45f: systemd-run -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms: a 1% quota over 1 ms is below the
+# kernel's 1 ms minimum; systemd lengthens the period (to 100 ms: cgroup_cpu_adjust_period), so the scope still
+# gets 1% of a cpu. cpu.cfs_quota_us / cpu.cfs_period_us (cpu.max on cgroup2) must stay 1/100.
+test_systemd1_cpu_quota_below_the_minimum_of_a_short_period() {
+	has_hierarchy cpu || has_hierarchy unified || skip "no cpu controller"
+	sd1_start
+	sd1_spawn systemd-run --scope --unit=cgmtest-q -p CPUQuota=1% -p CPUQuotaPeriodSec=1ms sleep 30
+	sd1_wait_in system.slice/cgmtest-q.scope "$SD1_SPAWNED"
+	local quota period
+	if has_hierarchy cpu; then
+		read -r quota <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_quota_us"
+		read -r period <"$(sb_path cpu)/system.slice/cgmtest-q.scope/cpu.cfs_period_us"
+	else
+		read -r quota period <"$(sb_path unified)/system.slice/cgmtest-q.scope/cpu.max"
+	fi
+	expect_eq "$((quota * 100))" "$period" "quota x 100 against the period (quota $quota, period $period)"
+	end_pids "$SD1_SPAWNED"
+}
+
+# Review of 8b4c45f: StopUnit of a slice stops the units in it, each as its own kill settings say (systemd: a
+# scope Requires= its slice, so the slice's stop job stops the scope first, and a slice itself signals
+# nobody). A KillMode=none scope's task outlives its slice's stop; it got the slice's SIGTERM (and would have
+# got SIGKILL after 90 s).
+test_systemd1_stop_slice_keeps_each_scopes_kill_mode() {
+	sd1_start
+	local pid i
+	pid=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-sn.scope fail 3 PIDs au 1 "$pid" \
+		KillMode s none Slice s cgmtest.slice 0
+	sd1_wait_in cgmtest.slice/cgmtest-sn.scope "$pid"
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest.slice replace
+	for i in $(seq 100); do grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" && break; sleep 0.05; done
+	grep -q 'STRING "cgmtest.slice";' "$SD1_DIR/monitor.log" ||
+		fail "no JobRemoved for cgmtest.slice: $(cat "$SD1_DIR/monitor.log")"
+	sleep 0.5
+	pid_gone "$pid" && fail "the slice's StopUnit killed pid $pid of cgmtest-sn.scope, whose KillMode is none"
+	end_pids "$pid"
+}
+
+# Review of 8b4c45f: a unit whose stop waits (a task that ignores SIGTERM, TimeoutStopUSec 20 s) is still loaded
+# until its stop ends, as systemd's is (ActiveState deactivating): GetUnit finds it and KillUnit ... 9, what an
+# admin does to end a stop that hangs, reaches its tasks. The unit was forgotten when StopUnit was called:
+# GetUnit and KillUnit said it was not loaded while its cgroup and task stayed for the whole timeout.
+test_systemd1_unit_stays_loaded_while_its_stop_waits() {
+	sd1_start
+	local pid i
+	pid=$(spawn_as 0 "" sh -c "trap '' TERM; while :; do sleep 0.1; done")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-w.scope fail 2 PIDs au 1 "$pid" \
+		TimeoutStopUSec t 20000000 0
+	sd1_wait_in system.slice/cgmtest-w.scope "$pid"
+	expect_ok sd1_call StopUnit ss cgmtest-w.scope replace
+	sleep 0.3
+	pid_gone "$pid" && fail "pid $pid ended by SIGTERM, which it ignores"
+	expect_ok sd1_call GetUnit s cgmtest-w.scope
+	expect_ok sd1_call KillUnit ssi cgmtest-w.scope all 9
+	for i in $(seq 50); do pid_gone "$pid" && break; sleep 0.1; done
+	pid_gone "$pid" || fail "KillUnit 9 during the stop left pid $pid"
+	end_pids "$pid"
+}
+
+# A stopping unit is loaded, deactivating, till its stop ends (systemd's ActiveState and a scope's SubState
+# stop-sigterm): a second StopUnit answers the same job, and StartTransientUnit of its name is UnitExists (the
+# daemon's message: already loaded). Once KillUnit ... 9 has ended it, JobRemoved done, and the unit is unloaded.
+test_systemd1_stopping_unit_is_deactivating_and_keeps_its_name() {
+	sd1_start
+	local pid other job out i
+	pid=$(spawn_as 0 "" sh -c "trap '' TERM; while :; do sleep 0.1; done")
+	other=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-dz.scope fail 2 PIDs au 1 "$pid" \
+		TimeoutStopUSec t 20000000 0
+	sd1_wait_in system.slice/cgmtest-dz.scope "$pid"
+	sd1_monitor
+	job=$(sd1_call StopUnit ss cgmtest-dz.scope replace) || fail "StopUnit: $job"
+	out=$(run_as 0 "" busctl --address="$SD1_BUS" get-property org.freedesktop.systemd1 \
+		/org/freedesktop/systemd1/unit/cgmtest_2ddz_2escope org.freedesktop.systemd1.Unit ActiveState SubState)
+	expect_eq "$out" $'s "deactivating"\ns "stop-sigterm"' "ActiveState and SubState while the stop waits"
+	expect_eq "$(sd1_call StopUnit ss cgmtest-dz.scope replace)" "$job" "a second StopUnit's job"
+	expect_refused "Unit cgmtest-dz.scope was already loaded" sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' \
+		cgmtest-dz.scope fail 1 PIDs au 1 "$other" 0
+	pid_gone "$other" && fail "pid $other ended"
+	grep -qx "$other" "$(sb_path name=systemd 2>/dev/null || sb_path unified)/cgroup.procs" ||
+		fail "the refused start moved pid $other"
+	expect_ok sd1_call KillUnit ssi cgmtest-dz.scope all 9
+	for i in $(seq 100); do sd1_job_removed cgmtest-dz.scope && break; sleep 0.05; done
+	sd1_job_removed cgmtest-dz.scope || fail "no JobRemoved done for cgmtest-dz.scope: $(cat "$SD1_DIR/monitor.log")"
+	pid_gone "$pid" || fail "KillUnit 9 left pid $pid"
+	expect_refused "Unit cgmtest-dz.scope not loaded" sd1_call GetUnit s cgmtest-dz.scope
+	end_pids "$pid" "$other"
+}
+
+# A stop acts only on the cgroup it started with: removed (here by hand, while the daemon is held with SIGSTOP, as
+# remove-on-empty would once its last task left) and made again under the same name with another task, the cgroup
+# is another's; the old stop, whose 1 s timeout would have sent SIGKILL, ends there without a signal.
+test_systemd1_stop_spares_a_cgroup_made_again_under_its_name() {
+	sd1_start
+	local old new= e dir ok=1 i
+	old=$(spawn_as 0 "" sh -c "trap '' TERM; while :; do sleep 0.1; done")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-rz.scope fail 2 PIDs au 1 "$old" \
+		TimeoutStopUSec t 1000000 0
+	sd1_wait_in system.slice/cgmtest-rz.scope "$old"
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest-rz.scope replace
+	kill -STOP "$SD1_PID"
+	end_pids "$old"
+	for e in "${SB_DIRS[@]}"; do
+		dir=${e#*|}/system.slice/cgmtest-rz.scope
+		{ rmdir "$dir" && mkdir "$dir"; } 2>/dev/null || ok=
+		# A new v1 cpuset cgroup has no cpus nor memory nodes, and takes no task till it is given some.
+		if [ -e "$dir/cpuset.cpus" ] && [ ! -e "$dir/cpuset.cpus.effective" ]; then
+			cat "$dir/../cpuset.cpus" >"$dir/cpuset.cpus" && cat "$dir/../cpuset.mems" >"$dir/cpuset.mems" || ok=
+		fi
+	done
+	[ -n "$ok" ] && new=$(spawn_sleeper 0 system.slice/cgmtest-rz.scope)
+	kill -CONT "$SD1_PID"
+	[ -n "$new" ] || fail "cannot remove the scope's cgroup and make it again with a task in it"
+	for i in $(seq 100); do sd1_job_removed cgmtest-rz.scope && break; sleep 0.05; done
+	sd1_job_removed cgmtest-rz.scope || fail "no JobRemoved done for cgmtest-rz.scope: $(cat "$SD1_DIR/monitor.log")"
+	sleep 1.5
+	pid_gone "$new" && fail "the old stop of cgmtest-rz.scope killed pid $new in the cgroup made again"
+	sd1_wait_in system.slice/cgmtest-rz.scope "$new"
+	grep -q "cgmtest-rz.scope was removed and made again meanwhile" "$SD1_DIR/daemon.log" ||
+		fail "the daemon did not log why the stop ended: $(tail -5 "$SD1_DIR/daemon.log")"
+	end_pids "$new"
+}
+
+# StopUnit of a slice stops each unit beneath it by its own kill settings, the scope of the default (control-group)
+# and that of KillMode none alike, then the tasks in the slice's cgroup itself, which belong to no unit, by the
+# default (SIGTERM); the slice's JobRemoved comes after its scopes'. The slice and both scopes are unloaded; the
+# task that KillMode none left stays in its scope's cgroup.
+test_systemd1_stop_slice_stops_each_unit_then_its_own_tasks() {
+	sd1_start
+	local a n own i
+	a=$(spawn_sleeper 0 "") n=$(spawn_sleeper 0 "")
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-s3a.scope fail 2 PIDs au 1 "$a" \
+		Slice s cgmtest3.slice 0
+	expect_ok sd1_call StartTransientUnit 'ssa(sv)a(sa(sv))' cgmtest-s3b.scope fail 3 PIDs au 1 "$n" \
+		KillMode s none Slice s cgmtest3.slice 0
+	sd1_wait_in cgmtest3.slice/cgmtest-s3b.scope "$n"
+	own=$(spawn_sleeper 0 cgmtest3.slice)
+	sd1_monitor
+	expect_ok sd1_call StopUnit ss cgmtest3.slice replace
+	for i in $(seq 100); do sd1_job_removed cgmtest3.slice && break; sleep 0.05; done
+	sd1_job_removed cgmtest3.slice || fail "no JobRemoved done for cgmtest3.slice: $(cat "$SD1_DIR/monitor.log")"
+	sd1_job_removed cgmtest-s3a.scope || fail "no JobRemoved done for cgmtest-s3a.scope"
+	sd1_job_removed cgmtest-s3b.scope || fail "no JobRemoved done for cgmtest-s3b.scope"
+	local order
+	order=$(grep -o 'STRING "cgmtest[-a-z0-9]*\.s[a-z]*"' "$SD1_DIR/monitor.log" | tr '\n' ' ')
+	[[ $order == *cgmtest-s3a.scope*cgmtest3.slice* ]] || fail "the slice's JobRemoved came before its scope's: $order"
+	for i in $(seq 50); do pid_gone "$a" && pid_gone "$own" && break; sleep 0.05; done
+	pid_gone "$a" || fail "the control-group scope's pid $a outlived the slice's stop"
+	pid_gone "$own" || fail "pid $own in the slice's own cgroup outlived the slice's stop"
+	pid_gone "$n" && fail "the KillMode=none scope's pid $n was killed"
+	sd1_wait_in cgmtest3.slice/cgmtest-s3b.scope "$n"
+	for i in cgmtest3.slice cgmtest-s3a.scope cgmtest-s3b.scope; do
+		expect_refused "Unit $i not loaded" sd1_call GetUnit s "$i"
+	done
+	end_pids "$a" "$n" "$own"
+}

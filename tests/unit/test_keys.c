@@ -740,9 +740,15 @@ static void cpus_fraction_v1(void)
 	CHECK(W.n == 2);
 	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "100000");
 	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "-1");
-	/* The kernel's minimum quota. */
-	CHECK(plan("cpus_fraction", "0.01") == 0);
+	/* Below the kernel's 1 ms minimum quota the period gives way: 0.1% of 4 cpus is 1 ms per 250 ms. */
+	CHECK(plan("cpus_fraction", "0.1") == 0);
+	CHECK(W.n == 2);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "250000");
 	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "1000");
+	/* 0.0004 cpus would need a period above the kernel's 1 s: refused, not raised to 0.001. */
+	CHECK(plan("cpus_fraction", "0.01") < 0);
+	CHECK_REFUSED(ERR_INVALID, "cpus_fraction: '0.01' is fewer cpus than the kernel can limit to (a quota is at least "
+	                           "1 ms, over a period of at most 1 s: 0.001 cpus)");
 	CHECK(plan("cpus_fraction", "0") < 0);
 	CHECK_REFUSED(ERR_INVALID, "cpus_fraction: '0' is out of range (more than 0% and at most 100%, or max)");
 	CHECK(plan("cpus_fraction", "half") < 0);
@@ -836,10 +842,25 @@ static void cpu_period(void)
 	CHECK(plan("cpu.period", "1000000") == 0);
 	CHECK_WRITE(0, "cpu", 2, "cpu.max", "max 1000000");
 	CHECK_STR(get("cpu.period"), "100000");
-	/* A small quota over a shorter period stays at the kernel's minimum. */
+	/*
+	 * A quota that would fall below the kernel's 1 ms minimum over the shorter period lengthens it instead (as
+	 * systemd does), so that the cgroup keeps its cpus: 0.01 stays 1 ms per 100 ms, 0.25 over 1 ms is 1 ms per 4 ms.
+	 */
 	fake_file("cpu", "cpu.max", "1000 100000\n");
 	CHECK(plan("cpu.period", "10000") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 10000");
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 100000");
+	fake_file("cpu", "cpu.max", "3000 100000\n");
+	CHECK(plan("cpu.period", "10000") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 33334");
+	fake_file("cpu", "cpu.max", "max 1000\n");
+	CHECK(plan("cpus_number", "0.25") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 4000");
+	CHECK(plan("cpus_number", "0.01") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 100000");
+	/* Rescaled quotas are rounded down, never more cpu than set: 50000/100000 over 3333 is 1666, not 1667. */
+	fake_file("cpu", "cpu.max", "50000 100000\n");
+	CHECK(plan("cpu.period", "3333") == 0);
+	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1666 3333");
 	fake_file("cpu", "cpu.max", "max 50000\n");
 	CHECK(plan("cpus_number", "1.5") == 0);
 	CHECK_WRITE(0, "cpu", 2, "cpu.max", "75000 50000");
@@ -863,6 +884,13 @@ static void cpu_period(void)
 	CHECK(W.n == 2);
 	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_quota_us", "40000");
 	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_period_us", "20000");
+	/* A lengthened period: the period first, as for any longer one. */
+	fake_file("cpu", "cpu.cfs_quota_us", "1000\n");
+	CHECK(plan("cpu.period", "1000") == 0);
+	CHECK(W.n == 2);
+	CHECK_WRITE(0, "cpu", 1, "cpu.cfs_period_us", "100000");
+	CHECK_WRITE(1, "cpu", 1, "cpu.cfs_quota_us", "1000");
+	fake_file("cpu", "cpu.cfs_quota_us", "200000\n");
 	/* Longer: the period first. */
 	CHECK(plan("cpu.period", "250000") == 0);
 	CHECK(W.n == 2);

@@ -9,7 +9,9 @@ static void einval_says_the_value_is_not_taken(void)
 {
 	CHECK(strstr(cgfs_refusal_hint("pids.max", EINVAL), "not a value this file takes") != NULL);
 	CHECK(strstr(cgfs_refusal_hint("cpuset.cpus", EINVAL), "cpus and memory nodes must exist") != NULL);
-	CHECK(strstr(cgfs_refusal_hint("cpu.cfs_quota_us", EINVAL), "at least 1ms") != NULL);
+	CHECK(strstr(cgfs_refusal_hint("cpu.cfs_quota_us", EINVAL), "likely more cpus than the parent's") != NULL);
+	CHECK(strstr(cgfs_refusal_hint("cpu.cfs_period_us", EINVAL), "likely more cpus than the parent's") != NULL);
+	CHECK(strstr(cgfs_refusal_hint("cpu.max", EINVAL), "at least 1ms") != NULL);
 	CHECK(strstr(cgfs_refusal_hint("memory.limit_in_bytes", EINVAL), "memory+swap") != NULL);
 }
 
