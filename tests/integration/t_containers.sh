@@ -226,6 +226,11 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	stop_pid "$EXTRA_PID" || true
 }
 
+# proxy_log_clean NAME: container NAME's cgproxy reported nothing of a sanitizer build's (lane host-asan).
+proxy_log_clean() {
+	! grep -E "Sanitizer|runtime error:" "$WORK/$1/proxy.log" || fail "cgproxy of $1: a sanitizer reported the above"
+}
+
 # A call that waits for the daemon holds no other client: cgproxy relays from its event loop (before, its only
 # thread waited in sd_bus_call for each call's answer, up to 5 s, and every other client waited behind it). The
 # daemon (this test's own) is stopped with SIGSTOP, which is real and leaves the wait open as long as the test
@@ -252,6 +257,7 @@ test_container_proxy_answers_while_a_call_waits_upstream() {
 	wait "$bg" || fail "the waiting client failed: $(cat "$WORK/stalled.out")"
 	expect_eq "$(awk '{print $1, $3}' "$WORK/stalled.out")" "1 return" "the Create that waited for the daemon"
 	expect_exists "$(sb_path memory)/c1/stalled"
+	proxy_log_clean c1
 	stop_pid "$EXTRA_PID" || true
 }
 
@@ -311,6 +317,7 @@ test_container_proxy_pipelined_calls_in_order() {
 	grep -q "at most 16" "$WORK/pipeline.out" || fail "the refusal does not say the line's bound: $(cat "$WORK/pipeline.out")"
 	expect_missing "$(sb_path memory)/c1/pipe/b"
 	in_container c1 kill "$p" 2>/dev/null || true
+	proxy_log_clean c1
 	stop_pid "$EXTRA_PID" || true
 }
 
