@@ -97,7 +97,8 @@ static void link_process(struct uplink *l)
 	if (r < 0 || sd_bus_is_open(l->bus) <= 0) {
 		if (l->ready)
 			log_info("cgmanager at %s closed a connection (%s)", u->path, strerror(r < 0 ? -r : ECONNRESET));
-		/* Each relay leaves it: the calls the daemon had not taken go on another. */
+		/* Each relay leaves it: the calls the daemon had not taken go on another (never this one again). */
+		l->draining = true;
 		while (l->relays)
 			relay_link_lost(l->relays, r < 0 ? r : -ECONNRESET);
 		link_free(l);
