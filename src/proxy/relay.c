@@ -427,7 +427,11 @@ void relay_stop_all(struct upstream *u)
 	u->stopping = true;
 	while (u->relays) {
 		struct relay *x = u->relays;
-		reply_errno(x, -ESHUTDOWN, "stopping");
+		int r = sd_bus_reply_method_errorf(x->plain, SD_BUS_ERROR_NO_SERVER,
+		                                   "cgproxy stopped before cgmanager answered %s (cgmanager may have done "
+		                                   "it already)", sd_bus_message_get_member(x->plain));
+		if (r < 0)
+			log_debug("cannot answer %s: %s", sd_bus_message_get_member(x->plain), strerror(-r));
 		finish(x, false);
 	}
 }

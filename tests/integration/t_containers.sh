@@ -321,6 +321,37 @@ test_container_proxy_pipelined_calls_in_order() {
 	stop_pid "$EXTRA_PID" || true
 }
 
+# SIGTERM stops cgproxy cleanly with calls under way: each is answered (NoServer, "stopped before cgmanager
+# answered"), and cgproxy exits without a report of a sanitizer build (a leak, a freed relay touched). The daemon
+# (this test's own) is stopped with SIGSTOP, so that a call is with it and another waits behind it in its line.
+test_container_proxy_stops_cleanly_with_calls_under_way() {
+	local raw=$here/raw_client.py sock=$WORK/c1/sock proxy i
+	UPSTREAM=$WORK/stop.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" ping
+	proxy=$(cat "/proc/${CONTAINER_PID[c1]}/task/${CONTAINER_PID[c1]}/children" | tr ' ' '\n' |
+		while read -r i; do [ -n "$i" ] && [ "$(cat "/proc/$i/comm")" = cgproxy ] && echo "$i"; done)
+	[ -n "$proxy" ] || fail "no cgproxy among the children of c1's init"
+	kill -STOP "$EXTRA_PID"
+	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stopping Ping:i:0 >"$WORK/stopping.out" 2>&1 &
+	local bg=$!
+	sleep 0.5
+	kill -TERM "$proxy"
+	for i in $(seq 100); do pid_gone "$proxy" && break; sleep 0.05; done
+	kill -CONT "$EXTRA_PID"
+	pid_gone "$proxy" || fail "cgproxy did not stop within 5 s of SIGTERM"
+	wait "$bg" || true
+	expect_eq "$(awk '{print $1, $3, $4}' "$WORK/stopping.out" | tr '\n' ' ')" \
+		"1 error org.freedesktop.DBus.Error.NoServer: 2 error org.freedesktop.DBus.Error.NoServer: " \
+		"the answers of the calls under way"
+	grep -q "stopped before cgmanager answered Create" "$WORK/stopping.out" || fail "$(cat "$WORK/stopping.out")"
+	grep -q "shutting down" "$WORK/c1/proxy.log" || fail "cgproxy did not log its stop: $(tail -5 "$WORK/c1/proxy.log")"
+	proxy_log_clean c1
+	stop_pid "$EXTRA_PID" || true
+}
+
 # The key API from inside container $1 (its root's host uid $2): cgproxy sends the calls to the host
 # daemon, which serves the container's root directly under the same rules.
 container_key_api_checks() {
