@@ -125,7 +125,7 @@ static int build_call(struct relay *x, sd_bus *bus, sd_bus_message **call)
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
 		return -errno;
 	x->fd = sv[0];
-	x->creds = 0;
+	x->kicks = 0;
 	r = scm_enable_passcred(sv[0]);
 	if (r >= 0)
 		r = build_scm_call(x, bus, sv[1], call); /* the message holds its own copy of sv[1] */
@@ -133,11 +133,53 @@ static int build_call(struct relay *x, sd_bus *bus, sd_bus_message **call)
 	return r;
 }
 
+/* The kernel would not vouch for the second credential: the pid is not ours to see, or the ids are not mapped here. */
+static void refuse_second(struct relay *x, int r)
+{
+	const char *name = r == -ESRCH ? SD_BUS_ERROR_FILE_NOT_FOUND : SD_BUS_ERROR_ACCESS_DENIED;
+	int e;
+	if (x->m->second == SCM_SECOND_PID)
+		e = sd_bus_reply_method_errorf(x->plain, name, "pid %d is not a task this namespace can vouch for: %s",
+		                               (int)x->second.pid, strerror(-r));
+	else
+		e = sd_bus_reply_method_errorf(x->plain, name, "uid %u gid %u are not mapped in this namespace: %s",
+		                               (unsigned)x->second.uid, (unsigned)x->second.gid, strerror(-r));
+	if (e < 0)
+		log_debug("cannot answer %s: %s", sd_bus_message_get_member(x->plain), strerror(-e));
+}
+
+/*
+ * Both credentials go into the socketpair before the call goes out: the daemon reads them as soon as it has
+ * sent its kicks, with no round trip to cgproxy for each, and one the kernel will not send costs the daemon
+ * nothing (the call is not made). The kernel checks them as it would after the kick. 0, or -1 when answered.
+ */
+static int send_credentials(struct relay *x)
+{
+	int r = scm_send(x->fd, (char[]){SCM_CRED_BYTE}, 1, &x->requester);
+	if (r < 0) {
+		reply_errno(x, r, "cannot send the requester's credential");
+		return -1;
+	}
+	if (x->m->second == SCM_SECOND_NONE)
+		return 0;
+	r = scm_send(x->fd, (char[]){SCM_CRED_BYTE}, 1, &x->second);
+	if (r == -EINVAL || r == -EPERM || r == -ESRCH)
+		refuse_second(x, r);
+	else if (r < 0)
+		reply_errno(x, r, "cannot send the second credential");
+	return r < 0 ? -1 : 0;
+}
+
 void relay_link_ready(struct relay *x)
 {
 	struct uplink *l = x->link;
 	sd_bus_message *call = NULL;
 	int r = build_call(x, l->bus, &call);
+	if (r >= 0 && x->m && send_credentials(x) < 0) {
+		sd_bus_message_unref(call);
+		finish(x, false);
+		return;
+	}
 	if (r >= 0)
 		r = sd_bus_call_async(l->bus, &x->call, call, x->m ? on_scm_ack : on_plain_reply, x, RELAY_CALL_USEC);
 	sd_bus_message_unref(call);
@@ -232,38 +274,11 @@ static int on_scm_ack(sd_bus_message *reply, void *u, sd_bus_error *ret)
 	return 0;
 }
 
-/* The kernel would not vouch for the second credential: the pid is not ours to see, or the ids are not mapped here. */
-static void refuse_second(struct relay *x, int r)
+/* One kick of the daemon (one per credential it reads): false when the relay finished. */
+static bool take_kick(struct relay *x)
 {
-	const char *name = r == -ESRCH ? SD_BUS_ERROR_FILE_NOT_FOUND : SD_BUS_ERROR_ACCESS_DENIED;
-	int e;
-	if (x->m->second == SCM_SECOND_PID)
-		e = sd_bus_reply_method_errorf(x->plain, name, "pid %d is not a task this namespace can vouch for: %s",
-		                               (int)x->second.pid, strerror(-r));
-	else
-		e = sd_bus_reply_method_errorf(x->plain, name, "uid %u gid %u are not mapped in this namespace: %s",
-		                               (unsigned)x->second.uid, (unsigned)x->second.gid, strerror(-r));
-	if (e < 0)
-		log_debug("cannot answer %s: %s", sd_bus_message_get_member(x->plain), strerror(-e));
-}
-
-/* The daemon's kick came: the next credential goes. false when the relay finished. */
-static bool send_credential(struct relay *x)
-{
-	int needed = x->m->second == SCM_SECOND_NONE ? 1 : 2;
-	int r = scm_send(x->fd, (char[]){SCM_CRED_BYTE}, 1, x->creds == 0 ? &x->requester : &x->second);
-	if (r < 0 && x->creds > 0 && (r == -EINVAL || r == -EPERM || r == -ESRCH)) {
-		refuse_second(x, r);
-		finish(x, true);
-		return false;
-	}
-	if (r < 0) {
-		reply_errno(x, r, x->creds == 0 ? "cgmanager did not take the request"
-		                                : "cgmanager did not take the second credential");
-		finish(x, true);
-		return false;
-	}
-	if (++x->creds < needed) {
+	int r, needed = x->m->second == SCM_SECOND_NONE ? 1 : 2;
+	if (++x->kicks < needed) {
 		step_wait(x, RELAY_KICK);
 		return true;
 	}
@@ -325,7 +340,7 @@ static void on_fd(void *owner, uint32_t events)
 				finish(x, true);
 				return;
 			}
-			if (!send_credential(x))
+			if (!take_kick(x))
 				return;
 			break;
 		case RELAY_RESULT:
@@ -351,7 +366,7 @@ static void step_expired(void *owner, uint64_t now)
 	struct relay *x = owner;
 	switch (x->step) {
 	case RELAY_KICK:
-		reply_errno(x, -ETIMEDOUT, x->creds == 0 ? "cgmanager did not take the request"
+		reply_errno(x, -ETIMEDOUT, x->kicks == 0 ? "cgmanager did not take the request"
 		                                         : "cgmanager did not take the second credential");
 		finish(x, true);
 		break;

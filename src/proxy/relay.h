@@ -1,7 +1,8 @@
 /*
  * One call relayed upstream, from cgproxy's event loop: nothing waits. An Scm exchange is a sequence of steps,
- * each started by an event: room on a connection, the daemon's acknowledgement of the Scm call, its kick on
- * the socketpair for each credential, each datagram of the result; a step that does not come within
+ * each started by an event: room on a connection (the credentials then go into the socketpair, and the call
+ * upstream), the daemon's acknowledgement of the Scm call, its kick for each credential, each datagram of
+ * the result; a step that does not come within
  * RELAY_STEP_USEC ends the call with an error. A call without an Scm form is sent as it is and its reply
  * copied back.
  */
@@ -22,7 +23,7 @@ enum relay_step {
 	RELAY_WAITING, /* for room on a connection */
 	RELAY_LINK,    /* for its connection to be ready */
 	RELAY_CALL,    /* for the daemon's reply to the call */
-	RELAY_KICK,    /* for the daemon's kick, to send the next credential */
+	RELAY_KICK,    /* for the daemon's kicks, one per credential it reads (they went with the call) */
 	RELAY_RESULT,  /* for the result's datagrams */
 	RELAY_REASON,  /* for the datagram that says why the daemon refused */
 };
@@ -38,7 +39,7 @@ struct relay {
 	bool starting;                /* relay_start has not returned: a finish then calls no done */
 	bool finished;
 	int fd;                       /* this end of the exchange's socketpair */
-	int creds;                    /* credentials sent */
+	int kicks;                    /* the daemon's kicks read */
 	struct loop_watch watch;      /* fd, from the acknowledgement on */
 	struct loop_timer step_timer;
 	sd_bus_slot *call;            /* the call under way upstream */
