@@ -12,7 +12,7 @@
 struct client_calls {
 	struct conn *c;
 	struct upstream *up;
-	struct relay *current;                              /* the call under way */
+	struct relay *current;                             /* the call under way */
 	sd_bus_message *waiting[CLIENT_CALLS_WAITING_MAX]; /* the calls behind it, a ring from head */
 	unsigned head, n;
 };

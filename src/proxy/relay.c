@@ -107,8 +107,8 @@ static int on_scm_ack(sd_bus_message *reply, void *u, sd_bus_error *ret);
 static int build_plain_call(struct relay *x, sd_bus *bus, sd_bus_message **out)
 {
 	sd_bus_message *m = x->plain;
-	int r = sd_bus_message_new_method_call(bus, out, NULL, sd_bus_message_get_path(m),
-	                                       sd_bus_message_get_interface(m), sd_bus_message_get_member(m));
+	int r = sd_bus_message_new_method_call(bus, out, NULL, sd_bus_message_get_path(m), sd_bus_message_get_interface(m),
+	                                       sd_bus_message_get_member(m));
 	r = r < 0 ? r : sd_bus_message_rewind(m, true);
 	r = r < 0 ? r : sd_bus_message_copy(*out, m, true);
 	if (r < 0)
@@ -366,8 +366,9 @@ static void step_expired(void *owner, uint64_t now)
 	struct relay *x = owner;
 	switch (x->step) {
 	case RELAY_KICK:
-		reply_errno(x, -ETIMEDOUT, x->kicks == 0 ? "cgmanager did not take the request"
-		                                         : "cgmanager did not take the second credential");
+		reply_errno(x, -ETIMEDOUT,
+		            x->kicks == 0 ? "cgmanager did not take the request"
+		                          : "cgmanager did not take the second credential");
 		finish(x, true);
 		break;
 	case RELAY_RESULT:
@@ -389,12 +390,12 @@ static void take_room(struct relay *x)
 {
 	int r = upstream_take(x->up, x);
 	if (r == -ENOBUFS) {
-		int e = sd_bus_reply_method_errorf(x->plain, SD_BUS_ERROR_LIMITS_EXCEEDED,
-		                                   "cgproxy: %u calls already wait for room on a connection to cgmanager (at "
-		                                   "most %u connections of %u Scm exchanges each, %u calls waiting); "
-		                                   "try again later",
-		                                   x->up->nwaiting, UPSTREAM_LINKS_MAX, UPSTREAM_PER_LINK,
-		                                   UPSTREAM_WAITING_MAX);
+		int e =
+		    sd_bus_reply_method_errorf(x->plain, SD_BUS_ERROR_LIMITS_EXCEEDED,
+		                               "cgproxy: %u calls already wait for room on a connection to cgmanager (at "
+		                               "most %u connections of %u Scm exchanges each, %u calls waiting); "
+		                               "try again later",
+		                               x->up->nwaiting, UPSTREAM_LINKS_MAX, UPSTREAM_PER_LINK, UPSTREAM_WAITING_MAX);
 		if (e < 0)
 			log_debug("cannot answer %s: %s", sd_bus_message_get_member(x->plain), strerror(-e));
 		finish(x, false);
@@ -419,8 +420,14 @@ struct relay *relay_start(struct upstream *u, sd_bus_message *m, const struct uc
 			log_debug("cannot answer %s: %s", sd_bus_message_get_member(m), strerror(-r));
 		return NULL;
 	}
-	*x = (struct relay){.up = u, .plain = sd_bus_message_ref(m), .m = scm_method_by_plain(sd_bus_message_get_member(m)),
-	                    .requester = *requester, .fd = -1, .done = done, .owner = owner, .starting = true};
+	*x = (struct relay){.up = u,
+	                    .plain = sd_bus_message_ref(m),
+	                    .m = scm_method_by_plain(sd_bus_message_get_member(m)),
+	                    .requester = *requester,
+	                    .fd = -1,
+	                    .done = done,
+	                    .owner = owner,
+	                    .starting = true};
 	loop_timer_init(&x->step_timer, step_expired, x);
 	LIST_PREPEND(u->relays, x, all_prev, all_next);
 	take_room(x);
@@ -444,7 +451,8 @@ void relay_stop_all(struct upstream *u)
 		struct relay *x = u->relays;
 		int r = sd_bus_reply_method_errorf(x->plain, SD_BUS_ERROR_NO_SERVER,
 		                                   "cgproxy stopped before cgmanager answered %s (cgmanager may have done "
-		                                   "it already)", sd_bus_message_get_member(x->plain));
+		                                   "it already)",
+		                                   sd_bus_message_get_member(x->plain));
 		if (r < 0)
 			log_debug("cannot answer %s: %s", sd_bus_message_get_member(x->plain), strerror(-r));
 		finish(x, false);

@@ -30,23 +30,23 @@ enum relay_step {
 
 struct relay {
 	struct upstream *up;
-	sd_bus_message *plain;        /* the client's call, answered by the relay */
-	const struct scm_method *m;   /* its Scm form; NULL: relayed as it is */
-	struct ucred requester;       /* the client, as this namespace sees it */
-	struct ucred second;          /* the victim (its pid) or the new owner (its ids) */
+	sd_bus_message *plain;      /* the client's call, answered by the relay */
+	const struct scm_method *m; /* its Scm form; NULL: relayed as it is */
+	struct ucred requester;     /* the client, as this namespace sees it */
+	struct ucred second;        /* the victim (its pid) or the new owner (its ids) */
 	enum relay_step step;
-	bool retried;                 /* its connection went away once already */
-	bool starting;                /* relay_start has not returned: a finish then calls no done */
+	bool retried;  /* its connection went away once already */
+	bool starting; /* relay_start has not returned: a finish then calls no done */
 	bool finished;
-	int fd;                       /* this end of the exchange's socketpair */
-	int kicks;                    /* the daemon's kicks read */
-	struct loop_watch watch;      /* fd, from the acknowledgement on */
+	int fd;                  /* this end of the exchange's socketpair */
+	int kicks;               /* the daemon's kicks read */
+	struct loop_watch watch; /* fd, from the acknowledgement on */
 	struct loop_timer step_timer;
-	sd_bus_slot *call;            /* the call under way upstream */
+	sd_bus_slot *call; /* the call under way upstream */
 	struct scm_reader result;
-	void (*done)(void *owner);    /* the client was answered (NULL once the client is gone) */
+	void (*done)(void *owner); /* the client was answered (NULL once the client is gone) */
 	void *owner;
-	struct uplink *link;          /* while it has room on one */
+	struct uplink *link;                 /* while it has room on one */
 	struct relay *link_prev, *link_next; /* its connection's calls, or the line it waits in */
 	struct relay *all_prev, *all_next;   /* every call under way (struct upstream) */
 };

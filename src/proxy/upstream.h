@@ -24,11 +24,11 @@ struct uplink {
 	struct upstream *up;
 	sd_bus *bus;
 	struct loop_watch watch;
-	struct loop_timer timer;   /* sd-bus's own deadline, or now: to be processed (or closed) in this turn */
-	bool ready;                /* authenticated: calls go out */
-	bool draining;             /* an exchange on it was abandoned: takes no more, closed once the others end */
-	unsigned scm;              /* Scm exchanges on it: at most UPSTREAM_PER_LINK */
-	struct relay *relays;      /* the calls that use it */
+	struct loop_timer timer; /* sd-bus's own deadline, or now: to be processed (or closed) in this turn */
+	bool ready;              /* authenticated: calls go out */
+	bool draining;           /* an exchange on it was abandoned: takes no more, closed once the others end */
+	unsigned scm;            /* Scm exchanges on it: at most UPSTREAM_PER_LINK */
+	struct relay *relays;    /* the calls that use it */
 	struct uplink *prev, *next;
 };
 
@@ -39,8 +39,8 @@ struct upstream {
 	unsigned nlinks;
 	struct relay *waiting, *waiting_tail; /* calls waiting for room on a connection, oldest first */
 	unsigned nwaiting;
-	struct loop_timer kick;               /* room came free: the waiting calls take it in this turn */
-	struct relay *relays;                 /* every call under way (relay.h) */
+	struct loop_timer kick; /* room came free: the waiting calls take it in this turn */
+	struct relay *relays;   /* every call under way (relay.h) */
 	bool stopping;
 };
 
