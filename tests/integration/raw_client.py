@@ -31,7 +31,8 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   pipeline CALL...   authenticate, send every CALL at once without waiting (MEMBER:SIG:ARG,ARG...; MEMBER may be
                      INTERFACE.MEMBER, on the cgmanager object), then print each answer as it comes:
                      "K MS return VALUE" or "K MS error NAME: TEXT", K the call's place (1...), MS the time
-                     since the calls went out, VALUE the first string or int32 of the reply (or nothing)
+                     since the calls went out, VALUE the first string or int32 of the reply (or nothing);
+                     "sent N calls" on stderr once they went out
   fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
                      N fds; "closed after K bytes" or "open"
 """
@@ -452,6 +453,7 @@ def main():
             msgs += method_call(member, sig, vals, serial=k, iface=iface)
         t0 = time.monotonic()
         s.sendall(msgs)
+        print("sent %d calls" % len(calls), file=sys.stderr, flush=True)
         for _ in calls:
             serial, kind, name, value = read_answer(s)
             ms = int((time.monotonic() - t0) * 1000)

@@ -231,6 +231,14 @@ proxy_log_clean() {
 	! grep -E "Sanitizer|runtime error:" "$WORK/$1/proxy.log" || fail "cgproxy of $1: a sanitizer reported the above"
 }
 
+# sent_within FILE: waits (up to 20 s: process starts are slow under emulation) until the raw_client.py whose
+# stderr is FILE has sent its calls, and a little more, for cgproxy to read them (it does at once).
+sent_within() {
+	local i
+	for i in $(seq 400); do grep -q '^sent ' "$1" 2>/dev/null && { sleep 0.2; return 0; }; sleep 0.05; done
+	fail "the client did not send its calls: $(cat "$1")"
+}
+
 # A call that waits for the daemon holds no other client: cgproxy relays from its event loop (before, its only
 # thread waited in sd_bus_call for each call's answer, up to 5 s, and every other client waited behind it). The
 # daemon (this test's own) is stopped with SIGSTOP, which is real and leaves the wait open as long as the test
@@ -244,17 +252,17 @@ test_container_proxy_answers_while_a_call_waits_upstream() {
 	containers_nested 1
 	in_container c1 "$CGM" ping
 	kill -STOP "$EXTRA_PID"
-	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stalled >"$WORK/stalled.out" 2>&1 &
+	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stalled >"$WORK/stalled.out" 2>"$WORK/stalled.err" &
 	bg=$!
-	# Time for cgproxy to take the Create (milliseconds; more under emulation): before, it then waited in it.
-	sleep 0.5
+	# Once cgproxy has the Create (before, it then waited in it):
+	sent_within "$WORK/stalled.err"
 	out=$(in_container c1 python3 "$raw" "$sock" pipeline \
-		org.freedesktop.DBus.Properties.Get:ss:org.linuxcontainers.cgmanager0_0,api_version 2>&1)
+		org.freedesktop.DBus.Properties.Get:ss:org.linuxcontainers.cgmanager0_0,api_version 2>/dev/null)
 	kill -CONT "$EXTRA_PID"
 	ms=$(echo "$out" | awk '$1 == 1 && $3 == "return" {print $2}')
 	[ -n "$ms" ] || fail "api_version was not read while the daemon was stopped: $out"
 	[ -z "$ms" ] || [ "$ms" -lt 2000 ] || fail "api_version took $ms ms: it waited for the Create of another client"
-	wait "$bg" || fail "the waiting client failed: $(cat "$WORK/stalled.out")"
+	wait "$bg" || fail "the waiting client failed: $(cat "$WORK/stalled.out" "$WORK/stalled.err")"
 	expect_eq "$(awk '{print $1, $3}' "$WORK/stalled.out")" "1 return" "the Create that waited for the daemon"
 	expect_exists "$(sb_path memory)/c1/stalled"
 	proxy_log_clean c1
@@ -281,8 +289,9 @@ test_container_proxy_pipelined_calls_in_order() {
 			Create:ss:memory,pipe/b "MovePid:ssi:memory,pipe/b,$p" "GetPidCgroup:si:memory,$p" \
 			"MovePid:ssi:memory,pipe,$p" Remove:ssi:memory,pipe/b,0 "GetPidCgroup:si:memory,$p" \
 			Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 \
-			Ping:i:0 Ping:i:0 Ping:i:0' "$raw" "$sock" >"$WORK/pipeline.out" 2>&1 &
+			Ping:i:0 Ping:i:0 Ping:i:0' "$raw" "$sock" >"$WORK/pipeline.out" 2>"$WORK/pipeline.err" &
 	bg=$!
+	sent_within "$WORK/pipeline.err"
 	for i in $(seq 100); do
 		[ "$(grep -c LimitsExceeded "$WORK/pipeline.out")" -ge 3 ] && break
 		sleep 0.05
@@ -290,7 +299,7 @@ test_container_proxy_pipelined_calls_in_order() {
 	got=$(grep -v '^pid' "$WORK/pipeline.out" | awk '{print $1}' | tr '\n' ' ')
 	kill -CONT "$EXTRA_PID"
 	expect_eq "$got" "18 19 20 " "the calls answered while the daemon was stopped (the ones past the line)"
-	wait "$bg" || fail "the pipelining client failed: $(cat "$WORK/pipeline.out")"
+	wait "$bg" || fail "the pipelining client failed: $(cat "$WORK/pipeline.out" "$WORK/pipeline.err")"
 	p=$(awk '$1 == "pid" {print $2}' "$WORK/pipeline.out")
 	got=$(grep -v '^pid' "$WORK/pipeline.out" | awk '{ s = $1 " " $3; if ($4 != "") s = s " " $4; print s }')
 	want="18 error org.freedesktop.DBus.Error.LimitsExceeded:
@@ -335,9 +344,10 @@ test_container_proxy_stops_cleanly_with_calls_under_way() {
 		while read -r i; do [ -n "$i" ] && [ "$(cat "/proc/$i/comm")" = cgproxy ] && echo "$i"; done)
 	[ -n "$proxy" ] || fail "no cgproxy among the children of c1's init"
 	kill -STOP "$EXTRA_PID"
-	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stopping Ping:i:0 >"$WORK/stopping.out" 2>&1 &
+	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stopping Ping:i:0 >"$WORK/stopping.out" \
+		2>"$WORK/stopping.err" &
 	local bg=$!
-	sleep 0.5
+	sent_within "$WORK/stopping.err"
 	kill -TERM "$proxy"
 	for i in $(seq 100); do pid_gone "$proxy" && break; sleep 0.05; done
 	kill -CONT "$EXTRA_PID"
@@ -346,7 +356,8 @@ test_container_proxy_stops_cleanly_with_calls_under_way() {
 	expect_eq "$(awk '{print $1, $3, $4}' "$WORK/stopping.out" | tr '\n' ' ')" \
 		"1 error org.freedesktop.DBus.Error.NoServer: 2 error org.freedesktop.DBus.Error.NoServer: " \
 		"the answers of the calls under way"
-	grep -q "stopped before cgmanager answered Create" "$WORK/stopping.out" || fail "$(cat "$WORK/stopping.out")"
+	grep -q "stopped before cgmanager answered Create" "$WORK/stopping.out" ||
+		fail "$(cat "$WORK/stopping.out" "$WORK/stopping.err")"
 	grep -q "shutting down" "$WORK/c1/proxy.log" || fail "cgproxy did not log its stop: $(tail -5 "$WORK/c1/proxy.log")"
 	proxy_log_clean c1
 	stop_pid "$EXTRA_PID" || true
