@@ -226,6 +226,143 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	stop_pid "$EXTRA_PID" || true
 }
 
+# proxy_log_clean NAME: container NAME's cgproxy reported nothing of a sanitizer build's (lane host-asan).
+proxy_log_clean() {
+	! grep -E "Sanitizer|runtime error:" "$WORK/$1/proxy.log" || fail "cgproxy of $1: a sanitizer reported the above"
+}
+
+# sent_within FILE: waits (up to 20 s: process starts are slow under emulation) until the raw_client.py whose
+# stderr is FILE has sent its calls, and a little more, for cgproxy to read them (it does at once).
+sent_within() {
+	local i
+	for i in $(seq 400); do grep -q '^sent ' "$1" 2>/dev/null && { sleep 0.2; return 0; }; sleep 0.05; done
+	fail "the client did not send its calls: $(cat "$1")"
+}
+
+# A call that waits for the daemon holds no other client: cgproxy relays from its event loop (before, its only
+# thread waited in sd_bus_call for each call's answer, up to 5 s, and every other client waited behind it). The
+# daemon (this test's own) is stopped with SIGSTOP, which is real and leaves the wait open as long as the test
+# wants: one client's Create waits upstream while another's read of api_version, which cgproxy answers itself,
+# is answered at once; once the daemon runs again, the Create is done.
+test_container_proxy_answers_while_a_call_waits_upstream() {
+	local raw=$here/raw_client.py sock=$WORK/c1/sock out bg ms
+	UPSTREAM=$WORK/stall.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" ping
+	kill -STOP "$EXTRA_PID"
+	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stalled >"$WORK/stalled.out" 2>"$WORK/stalled.err" &
+	bg=$!
+	# Once cgproxy has the Create (before, it then waited in it):
+	sent_within "$WORK/stalled.err"
+	out=$(in_container c1 python3 "$raw" "$sock" pipeline \
+		org.freedesktop.DBus.Properties.Get:ss:org.linuxcontainers.cgmanager0_0,api_version 2>/dev/null)
+	kill -CONT "$EXTRA_PID"
+	ms=$(echo "$out" | awk '$1 == 1 && $3 == "return" {print $2}')
+	[ -n "$ms" ] || fail "api_version was not read while the daemon was stopped: $out"
+	[ -z "$ms" ] || [ "$ms" -lt 2000 ] || fail "api_version took $ms ms: it waited for the Create of another client"
+	wait "$bg" || fail "the waiting client failed: $(cat "$WORK/stalled.out" "$WORK/stalled.err")"
+	expect_eq "$(awk '{print $1, $3}' "$WORK/stalled.out")" "1 return" "the Create that waited for the daemon"
+	expect_exists "$(sb_path memory)/c1/stalled"
+	proxy_log_clean c1
+	stop_pid "$EXTRA_PID" || true
+}
+
+# Calls a client sends one after another without waiting are done, and answered, in the order it sent them:
+# cgproxy relays one call of a connection at a time, the later ones waiting in the connection's line (at most
+# 16). With the daemon (this test's own) stopped while they come, every call is in cgproxy at once: the first
+# waits upstream, the next 16 wait in line, and the 3 past the line are refused at once, while the daemon is
+# still stopped (before, cgproxy's thread waited in the first call and relayed them all, one by one, later).
+test_container_proxy_pipelined_calls_in_order() {
+	local raw=$here/raw_client.py sock=$WORK/c1/sock out bg i p got want
+	UPSTREAM=$WORK/pipeline.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" ping
+	kill -STOP "$EXTRA_PID"
+	# Each call depends on the ones before: the task is moved into what was just created, read back, moved
+	# out, and the cgroup it left removed.
+	in_container c1 sh -c 'sleep 600 >/dev/null 2>&1 & p=$!; echo "pid $p"
+		exec python3 "$0" "$1" pipeline Create:ss:memory,pipe "MovePid:ssi:memory,pipe,$p" "GetPidCgroup:si:memory,$p" \
+			Create:ss:memory,pipe/b "MovePid:ssi:memory,pipe/b,$p" "GetPidCgroup:si:memory,$p" \
+			"MovePid:ssi:memory,pipe,$p" Remove:ssi:memory,pipe/b,0 "GetPidCgroup:si:memory,$p" \
+			Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 Ping:i:0 \
+			Ping:i:0 Ping:i:0 Ping:i:0' "$raw" "$sock" >"$WORK/pipeline.out" 2>"$WORK/pipeline.err" &
+	bg=$!
+	sent_within "$WORK/pipeline.err"
+	for i in $(seq 100); do
+		[ "$(grep -c LimitsExceeded "$WORK/pipeline.out")" -ge 3 ] && break
+		sleep 0.05
+	done
+	got=$(grep -v '^pid' "$WORK/pipeline.out" | awk '{print $1}' | tr '\n' ' ')
+	kill -CONT "$EXTRA_PID"
+	expect_eq "$got" "18 19 20 " "the calls answered while the daemon was stopped (the ones past the line)"
+	wait "$bg" || fail "the pipelining client failed: $(cat "$WORK/pipeline.out" "$WORK/pipeline.err")"
+	p=$(awk '$1 == "pid" {print $2}' "$WORK/pipeline.out")
+	got=$(grep -v '^pid' "$WORK/pipeline.out" | awk '{ s = $1 " " $3; if ($4 != "") s = s " " $4; print s }')
+	want="18 error org.freedesktop.DBus.Error.LimitsExceeded:
+19 error org.freedesktop.DBus.Error.LimitsExceeded:
+20 error org.freedesktop.DBus.Error.LimitsExceeded:
+1 return -1
+2 return
+3 return pipe
+4 return -1
+5 return
+6 return pipe/b
+7 return
+8 return 1
+9 return pipe
+10 return
+11 return
+12 return
+13 return
+14 return
+15 return
+16 return
+17 return"
+	expect_eq "$got" "$want" "the answers, in the order they came"
+	grep -q "at most 16" "$WORK/pipeline.out" || fail "the refusal does not say the line's bound: $(cat "$WORK/pipeline.out")"
+	expect_missing "$(sb_path memory)/c1/pipe/b"
+	in_container c1 kill "$p" 2>/dev/null || true
+	proxy_log_clean c1
+	stop_pid "$EXTRA_PID" || true
+}
+
+# SIGTERM stops cgproxy cleanly with calls under way: each is answered (NoServer, "stopped before cgmanager
+# answered"), and cgproxy exits without a report of a sanitizer build (a leak, a freed relay touched). The daemon
+# (this test's own) is stopped with SIGSTOP, so that a call is with it and another waits behind it in its line.
+test_container_proxy_stops_cleanly_with_calls_under_way() {
+	local raw=$here/raw_client.py sock=$WORK/c1/sock proxy i
+	UPSTREAM=$WORK/stop.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" ping
+	proxy=$(cat "/proc/${CONTAINER_PID[c1]}/task/${CONTAINER_PID[c1]}/children" | tr ' ' '\n' |
+		while read -r i; do [ -n "$i" ] && [ "$(cat "/proc/$i/comm")" = cgproxy ] && echo "$i"; done)
+	[ -n "$proxy" ] || fail "no cgproxy among the children of c1's init"
+	kill -STOP "$EXTRA_PID"
+	in_container c1 python3 "$raw" "$sock" pipeline Create:ss:memory,stopping Ping:i:0 >"$WORK/stopping.out" \
+		2>"$WORK/stopping.err" &
+	local bg=$!
+	sent_within "$WORK/stopping.err"
+	kill -TERM "$proxy"
+	for i in $(seq 100); do pid_gone "$proxy" && break; sleep 0.05; done
+	kill -CONT "$EXTRA_PID"
+	pid_gone "$proxy" || fail "cgproxy did not stop within 5 s of SIGTERM"
+	wait "$bg" || true
+	expect_eq "$(awk '{print $1, $3, $4}' "$WORK/stopping.out" | tr '\n' ' ')" \
+		"1 error org.freedesktop.DBus.Error.NoServer: 2 error org.freedesktop.DBus.Error.NoServer: " \
+		"the answers of the calls under way"
+	grep -q "stopped before cgmanager answered Create" "$WORK/stopping.out" ||
+		fail "$(cat "$WORK/stopping.out" "$WORK/stopping.err")"
+	grep -q "shutting down" "$WORK/c1/proxy.log" || fail "cgproxy did not log its stop: $(tail -5 "$WORK/c1/proxy.log")"
+	proxy_log_clean c1
+	stop_pid "$EXTRA_PID" || true
+}
+
 # The key API from inside container $1 (its root's host uid $2): cgproxy sends the calls to the host
 # daemon, which serves the container's root directly under the same rules.
 container_key_api_checks() {
