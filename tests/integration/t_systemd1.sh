@@ -627,8 +627,7 @@ test_systemd1_stop_spares_a_cgroup_made_again_under_its_name() {
 	end_pids "$old"
 	for e in "${SB_DIRS[@]}"; do
 		dir=${e#*|}/system.slice/cgmtest-rz.scope
-		# A killed task is a zombie until its reaper (here PID 1, which may be slow) takes it; v1 keeps the cgroup busy
-		# till then.
+		# The killed sh's sleep outlives it by up to 0.1 s, and keeps the cgroup busy till then.
 		{ wait_until 10 rmdir "$dir" && mkdir "$dir"; } 2>/dev/null || ok=
 		# A new v1 cpuset cgroup has no cpus nor memory nodes, and takes no task till it is given some.
 		if [ -e "$dir/cpuset.cpus" ] && [ ! -e "$dir/cpuset.cpus.effective" ]; then
