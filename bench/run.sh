@@ -3,7 +3,7 @@
 # harness: tests/integration/lib.sh), and removes everything afterwards, on failure too.
 #
 #   BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients 1,4,16] [--repeat N]
-#                            [--runs N] [--only startup,rss,cli,ops,scale,systemd1,proxy] [--which all|0|scm|1]
+#                            [--runs N] [--only startup,rss,cli,ops,scale,systemd1] [--which all|0|scm|1]
 #
 # Default (quick, a few minutes): 1000 iterations per row, 1, 4 and 16 clients, trees of 100 and 1000
 # cgroups, 50 start-ups. --full: 5000 iterations, 200 start-ups, and the 10000-cgroup tree; --10k adds
@@ -119,35 +119,5 @@ if want systemd1; then
 	echo
 	stop_pid "$sd1_pid" 10 || failed="$failed systemd1-daemon-exit"
 	stop_pid "$bus_pid" 10 || true
-fi
-if want proxy; then
-	# cgproxy in a container (tests/integration/t_containers.sh makes it: user, pid, mount and cgroup namespaces,
-	# 65536 ids mapped) against the same calls straight to the daemon from the host, the same clients (cgm-bench's
-	# processes, libcgmanager) and kernel work. The direct rows' round trip (Peer.Ping, answered by the daemon's
-	# sd-bus) is the one extra round trip a relay cannot avoid: the proxy's added latency is its p50 less the
-	# direct p50, against that. The Scm rows are what cgproxy asks of the daemon for each call, sent from the host.
-	# proxy_ops (Ping GetValue MovePid) and proxy_clients (1,16) choose rows, for profiling.
-	. "$here/../tests/integration/t_containers.sh"
-	containers_nested 1 || failed="$failed proxy-container"
-	chier=()
-	for e in "${SB_DIRS[@]}"; do chier+=(--hier "${e%%|*}=${e#*|}/c1"); done
-	for op in ${proxy_ops:-Ping GetValue MovePid}; do
-		echo "### $op, straight to the daemon (host root)"
-		CGM_BENCH_OP=$op run_as 0 "" "$BENCH" ops --socket "$SOCK" "${hier[@]}" --which 0 --iterations "$iterations" \
-			--clients "${proxy_clients:-1,16}" | grep '^|' | grep -v '^| ---' || failed="$failed proxy-direct-$op"
-		if [ "$op" != Ping ]; then
-			# What cgproxy sends: the Scm form, here from the host, as a 0.42 client does it (bench/scm.c).
-			echo "### ${op}Scm, straight to the daemon (host root)"
-			CGM_BENCH_OP=${op}Scm run_as 0 "" "$BENCH" ops --socket "$SOCK" "${hier[@]}" --which scm \
-				--iterations "$iterations" --clients "${proxy_clients:-1,16}" | grep '^|' | grep -v '^| ---' ||
-				failed="$failed proxy-direct-${op}Scm"
-		fi
-		echo "### $op, through cgproxy (the container's root)"
-		in_container c1 env CGM_BENCH_OP=$op "$BENCH" ops --socket "$WORK/c1/sock" "${chier[@]}" --which 0 \
-			--iterations "$iterations" --clients "${proxy_clients:-1,16}" | grep '^|' | grep -v '^| ---' ||
-			failed="$failed proxy-$op"
-		echo
-	done
-	containers_cleanup
 fi
 [ -z "$failed" ] || { echo "failed:$failed" >&2; exit 1; }

@@ -31,7 +31,6 @@ struct conn {
 	bool throttled;         /* too many replies wait unread: the client is not read until it reads */
 	unsigned objects;       /* which of its objects are registered on its bus (each with its first call) */
 	unsigned serial;        /* for the unique name Hello hands out, and to tell connections apart */
-	void *app_state;        /* what the server's app keeps for it (cgproxy: its calls in order); see server_on_conn_gone */
 	struct conn *prev, *next;           /* every connection */
 	struct conn *busy_prev, *busy_next;
 };

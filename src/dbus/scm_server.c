@@ -25,9 +25,8 @@
 
 /* A client that has not sent its credentials by then loses the exchange. */
 #define SCM_DEADLINE_USEC (5ULL * 1000000ULL)
-/* Exchanges under way at once (each holds two fds until it ends): per connection (cgproxy puts at most as many
- * on each of its connections: proxy/upstream.h), per account but root's (a user's, or a whole container's:
- * admission_account), and in all. */
+/* Exchanges under way at once (each holds two fds until it ends): per connection (cgproxy relays one at a
+ * time), per account but root's (a user's, or a whole container's: admission_account), and in all. */
 #define SCM_PER_CONN 4
 #define SCM_PER_UID 32
 #define SCM_TOTAL 256

@@ -59,7 +59,6 @@ struct server {
 	struct deferred_registry deferred;
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
-	void (*conn_gone)(struct conn *c); /* the app's, for its state of a connection (server_on_conn_gone) */
 	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
 	unsigned nconns, nconns_peak; /* connections served, and their most since the last trim */
 	bool trim_due;                /* they fell to a quarter of that peak: malloc_trim at the end of the turn */
@@ -126,8 +125,6 @@ static void busy_remove(struct server *s, struct conn *c)
 
 static void conn_free(struct server *s, struct conn *c)
 {
-	if (s->conn_gone)
-		s->conn_gone(c);
 	deferred_cancel_conn(&s->deferred, c);
 	scm_registry_cancel_conn(&s->scm, c->serial);
 	loop_watch_remove(s->loop, &c->watch);
@@ -312,16 +309,6 @@ static void conn_wake(struct conn *c)
 {
 	if (conn_update_events(c->srv, c) < 0)
 		busy_add(c->srv, c); /* processed (and, if dead, dropped) on the next turn */
-}
-
-void server_conn_wake(struct conn *c)
-{
-	conn_wake(c);
-}
-
-void server_on_conn_gone(struct server *s, void (*gone)(struct conn *c))
-{
-	s->conn_gone = gone;
 }
 
 /* Stops reading a client that leaves too many replies unread. */

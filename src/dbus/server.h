@@ -9,7 +9,6 @@
 #include "ops/ops.h"
 #include "util/err.h"
 
-struct conn;
 struct server;
 
 /*
@@ -50,13 +49,6 @@ unsigned server_default_max_conns(void);
 void *server_app(struct server *s);
 /* The server's event loop, for what else the daemon serves from it (dbus/systemd1.h). */
 struct loop *server_loop(struct server *s);
-/*
- * gone is called with each connection as it is freed (its calls are then dropped): cgproxy, whose calls are
- * answered later, forgets its own state of the connection (c->app_state) there, so that nothing outlives it.
- */
-void server_on_conn_gone(struct server *s, void (*gone)(struct conn *c));
-/* A call of c was answered from outside its turn: its reply may wait for the socket. */
-void server_conn_wake(struct conn *c);
 /* Serves until SIGTERM or SIGINT; returns 0 on a clean stop. */
 int server_run(struct server *s);
 /*

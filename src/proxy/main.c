@@ -9,8 +9,6 @@
 #include "common/cgmanager_wire.h"
 #include "dbus/listen_socket.h"
 #include "dbus/server.h"
-#include "proxy/client_calls.h"
-#include "proxy/relay.h"
 #include "proxy/relay_vtable.h"
 #include "proxy/upstream.h"
 #include "util/log.h"
@@ -98,37 +96,34 @@ int main(int argc, char **argv)
 	}
 	log_setup((enum log_level)level, use_syslog);
 	log_set_ident("cgproxy");
-	if (!upstream_path)
-		upstream_path = default_upstream();
+	up.path = strdup(upstream_path ? upstream_path : default_upstream());
 	if (!socket_path)
 		socket_path = default_socket_path();
-	if (strcmp(upstream_path, socket_path) == 0) {
+	if (strcmp(up.path, socket_path) == 0) {
 		log_error("the upstream socket and the served socket are both %s", socket_path);
 		return 1;
 	}
+	/* The daemon may come later or restart; calls reconnect. Say so now if it is not there. */
+	if (upstream_ensure(&up) < 0)
+		log_warn("cgmanager does not answer at %s yet; will retry on each request", up.path);
 	lfd = listen_socket_open(socket_path, &ino, &e);
 	if (lfd < 0) {
 		log_error("%s", e.msg);
-		return 1;
+		goto out;
 	}
 	srv = server_new(NULL, relay_vtable, key_api_upstream_vtable, &up, lfd, &e);
 	if (!srv) {
 		log_error("%s", e.msg);
 		goto out_sock;
 	}
-	upstream_init(&up, server_loop(srv), upstream_path);
-	server_on_conn_gone(srv, client_calls_gone);
-	/* The daemon may come later or restart; calls reconnect. Say so now if it is not there. */
-	if (upstream_probe(&up) < 0)
-		log_warn("cgmanager does not answer at %s yet; will retry on each request", up.path);
 	log_info("relaying %s to %s", socket_path, up.path);
 	rc = server_run(srv) < 0;
-	/* Every call under way is answered before the connections, then the loop, go. */
-	relay_stop_all(&up);
-	upstream_free(&up);
 	server_free(srv);
 out_sock:
 	listen_socket_remove(socket_path, ino);
 	close(lfd);
+out:
+	upstream_close(&up);
+	free(up.path);
 	return rc;
 }

@@ -4,13 +4,21 @@
 #include "client/cgmanager.h"
 #include "dbus/conn.h"
 #include "dbus/server.h"
-#include "proxy/client_calls.h"
 #include "proxy/upstream.h"
 
 static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
 {
 	struct conn *c = u;
-	return client_calls_relay(c, server_app(c->srv), m);
+	struct upstream *up = server_app(c->srv);
+	const struct scm_method *method = scm_method_by_plain(sd_bus_message_get_member(m));
+	if (!method)
+		return upstream_relay_plain(up, m);
+	struct scm_request q = {
+		.m = method,
+		.plain = m,
+		.requester = {.pid = c->req.pid, .uid = c->req.cred.uid, .gid = c->req.cred.gid},
+	};
+	return upstream_relay(up, &q);
 }
 
 static int p_no_chain(sd_bus_message *m, void *u, sd_bus_error *ret)

@@ -28,11 +28,6 @@ Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   orphan FILE        authenticate, fork, exit: the child waits until its parent has exited (unreaped
                      where the caller's parent does not wait), then calls ListChildren("memory", "") on the
                      connection and writes "return" or "error NAME: MESSAGE" to FILE
-  pipeline CALL...   authenticate, send every CALL at once without waiting (MEMBER:SIG:ARG,ARG...; MEMBER may be
-                     INTERFACE.MEMBER, on the cgmanager object), then print each answer as it comes:
-                     "K MS return VALUE" or "K MS error NAME: TEXT", K the call's place (1...), MS the time
-                     since the calls went out, VALUE the first string or int32 of the reply (or nothing);
-                     "sent N calls" on stderr once they went out
   fd-drip N          authenticate, then one message's header written a byte at a time, each byte with
                      N fds; "closed after K bytes" or "open"
 """
@@ -200,39 +195,6 @@ def ping(path):
     kind, name = read_message(s)
     s.close()
     return "return" if kind == 2 else "error %s" % name
-
-
-def read_answer(s):
-    """(reply serial, kind, error name, first string or int32 of the body) of the next message."""
-    fixed = recv_exact(s, 16)
-    body_len, _, fields_len = struct.unpack("<III", fixed[4:16])
-    msg = fixed + recv_exact(s, fields_len + (-(16 + fields_len) % 8) + body_len)
-    fields, i, end = {}, 16, 16 + fields_len
-    while i < end:
-        i += -i % 8
-        code, slen = msg[i], msg[i + 1]
-        t = chr(msg[i + 2])
-        i += 3 + slen
-        if t in "so":
-            i += -i % 4
-            n = struct.unpack("<I", msg[i:i + 4])[0]
-            fields[code] = msg[i + 4:i + 4 + n].decode()
-            i += 5 + n
-        elif t == "g":
-            n = msg[i]
-            fields[code] = msg[i + 1:i + 1 + n].decode()
-            i += 2 + n
-        else:
-            i += -i % 4
-            fields[code] = struct.unpack("<I", msg[i:i + 4])[0]
-            i += 4
-    body = msg[len(msg) - body_len:]
-    sig, value = fields.get(8, ""), ""
-    if sig[:1] == "s":
-        value = body[4:4 + struct.unpack("<I", body[:4])[0]].decode()
-    elif sig[:1] == "i":
-        value = str(struct.unpack("<i", body[:4])[0])
-    return fields.get(5), fixed[1], fields.get(4), value
 
 
 def main():
@@ -439,26 +401,6 @@ def main():
         except (BrokenPipeError, ConnectionResetError):
             pass
         print("closed after %d bytes" % sent if wait_closed(s, 2.0) else "open")
-    elif mode == "pipeline":
-        s = connect(path)
-        s.settimeout(15)
-        authenticate(s)
-        calls, msgs = sys.argv[3:], b""
-        for k, c in enumerate(calls, 1):
-            member, sig, args = (c.split(":", 2) + ["", ""])[:3]
-            iface = IFACE
-            if "." in member:
-                iface, member = member.rsplit(".", 1)
-            vals = [int(v) if t == "i" else v for t, v in zip(sig, args.split(",") if args else [])]
-            msgs += method_call(member, sig, vals, serial=k, iface=iface)
-        t0 = time.monotonic()
-        s.sendall(msgs)
-        print("sent %d calls" % len(calls), file=sys.stderr, flush=True)
-        for _ in calls:
-            serial, kind, name, value = read_answer(s)
-            ms = int((time.monotonic() - t0) * 1000)
-            print("%s %d return %s" % (serial, ms, value) if kind == 2 else "%s %d error %s: %s" % (serial, ms, name, value),
-                  flush=True)
     elif mode == "pidfd-cgroup":
         # cgmanager1.GetPidfdCgroup with a pidfd of pid ARG opened here; with "newpidns", asked from a child in a
         # pid namespace of its own (the pidfd inherited), whose task ARG is not.
