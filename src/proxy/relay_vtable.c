@@ -4,6 +4,7 @@
 #include "client/cgmanager.h"
 #include "dbus/conn.h"
 #include "dbus/server.h"
+#include "ops/victim.h"
 #include "proxy/upstream.h"
 
 static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
@@ -17,7 +18,10 @@ static int p_relay(sd_bus_message *m, void *u, sd_bus_error *ret)
 		.m = method,
 		.plain = m,
 		.requester = {.pid = c->req.pid, .uid = c->req.cred.uid, .gid = c->req.cred.gid},
+		.requester_pidfd = c->req.pidfd,
 	};
+	if (!pidfd_alive(c->req.pidfd))
+		return upstream_refuse_gone_requester(m, c->req.pid);
 	return upstream_relay(up, &q);
 }
 

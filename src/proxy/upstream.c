@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/cgmanager_wire.h"
+#include "ops/victim.h"
 #include "scm/scm_io.h"
 #include "util/log.h"
 
@@ -271,6 +272,11 @@ static int relay_once(struct upstream *u, struct scm_request *q, bool *retry)
 		}
 		goto out;
 	}
+	/* Checked again as late as can be: the process that connected may have exited since the call came in. */
+	if (!pidfd_alive(q->requester_pidfd)) {
+		r = upstream_refuse_gone_requester(q->plain, q->requester.pid);
+		goto abandon;
+	}
 	if ((r = send_credential(sv[0], &q->requester)) < 0) {
 		r = reply_errno(q->plain, r, "cgmanager did not take the request");
 		goto abandon;
@@ -318,6 +324,14 @@ out:
 	if (sv[1] >= 0)
 		close(sv[1]);
 	return r;
+}
+
+int upstream_refuse_gone_requester(sd_bus_message *m, pid_t pid)
+{
+	return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED,
+	                                  "cgproxy vouches for no one on this connection: the process that opened it (pid "
+	                                  "%d) has exited, and its pid may be another process's now; connect again",
+	                                  (int)pid);
 }
 
 int upstream_relay(struct upstream *u, struct scm_request *q)

@@ -19,6 +19,7 @@ struct scm_request {
 	const struct scm_method *m;
 	sd_bus_message *plain;       /* the client's call; its arguments are copied upstream */
 	struct ucred requester;      /* the client, as this namespace sees it */
+	int requester_pidfd;         /* the process that connected, pinned (-1 where the kernel has no pidfds) */
 	pid_t victim;                /* SCM_SECOND_PID */
 	uid_t uid;                   /* SCM_SECOND_IDS */
 	gid_t gid;
@@ -30,5 +31,10 @@ struct scm_request {
  * when the daemon went away.
  */
 int upstream_relay(struct upstream *u, struct scm_request *req);
+/*
+ * The daemon pins the pid cgproxy vouches for, whatever task has it: a connection whose process has exited (its
+ * pid may be handed out again) is refused AccessDenied rather than relayed.
+ */
+int upstream_refuse_gone_requester(sd_bus_message *m, pid_t pid);
 /* Relays a call that has no Scm form (Ping, ListControllers, property reads) unchanged. */
 int upstream_relay_plain(struct upstream *u, sd_bus_message *m);

@@ -294,3 +294,57 @@ test_container_root_quotas_count_every_uid_it_maps() {
 		fail "30 levels, each chowned to the container's uid 1: $(tail -2 <<<"$out")"
 	containers_cleanup
 }
+
+# cgproxy vouches for a client by the pid that connected (SO_PEERCRED at the accept), on every call, for as long as
+# the connection lasts. The daemon refuses the calls of a connection whose process exited (its pidfd says so: a
+# reused pid is another task), but behind cgproxy it sees only the pid cgproxy sent, and pins whatever task has
+# it now. A user of the container connects, forks, and the process that connected exits; its pid comes round to
+# a task of the container's root in a cgroup the user may not look into (the pid namespace wraps; here root's
+# ns_last_pid makes it come at once); the user's child then asks ListChildren of its own cgroup ("") on the old
+# connection and is answered for root's (found by the review of the asynchronous cgproxy, in the synchronous one
+# too): cgproxy must not vouch for a pid that no longer names the process that connected.
+test_container_proxy_vouches_not_for_a_reused_pid() {
+	local sock=$WORK/c1/sock dir=$WORK/reuse p i got
+	containers_nested 1
+	in_container c1 env CGM="$CGM" sh -c '"$CGM" create all u1000 && "$CGM" chown all u1000 1000 1000 &&
+		"$CGM" create all secret && "$CGM" create memory secret/hidden' || fail "cannot make the cgroups"
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	in_container_as c1 c1/u1000 1000 python3 -c '
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import raw_client as rc
+d = sys.argv[3]
+s = rc.connect(sys.argv[2])
+rc.authenticate(s)
+s.sendall(rc.method_call("Ping", "i", (0,)))
+rc.read_message(s)
+if os.fork() != 0:
+    open(d + "/pid", "w").write("%d\n" % os.getpid())
+    os._exit(0)
+while not os.path.exists(d + "/go"):
+    time.sleep(0.02)
+s.settimeout(10)
+s.sendall(rc.method_call("ListChildren", "ss", ("memory", ""), serial=2))
+time.sleep(1)
+data = s.recv(65536)
+open(d + "/out", "w").write("sees hidden\n" if b"hidden" in data else "answer: %r\n" % data[-200:])
+' "$here" "$sock" "$dir" >"$WORK/reuse.log" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 10 test -s "$dir/pid" || fail "the client did not connect: $(cat "$WORK/reuse.log")"
+	p=$(cat "$dir/pid")
+	sleep 0.3
+	# The connecting process is gone (nsenter reaped it); its pid now goes to a task of root in secret.
+	run_as 0 c1/secret nsenter -t "${CONTAINER_PID[c1]}" -U -p -m -- sh -c \
+		"echo $((p - 1)) >/proc/sys/kernel/ns_last_pid; sleep 60 </dev/null >/dev/null 2>&1 & echo \$! >'$dir/root_pid'" ||
+		fail "cannot hand pid $p out again"
+	got=$(cat "$dir/root_pid")
+	[ "$got" = "$p" ] || skip "pid $p was not handed out again (root's task has $got)"
+	touch "$dir/go"
+	wait_until 15 test -s "$dir/out" || fail "the client got no answer: $(cat "$WORK/reuse.log")"
+	out=$(cat "$dir/out")
+	in_container c1 kill "$p" 2>/dev/null || true
+	[ "$out" != "sees hidden" ] ||
+		fail "a user's connection, after its process exited, was answered for root's task that took its pid (pid $p): listed the children of root's cgroup secret"
+	echo "measured: the old connection got: $out"
+}
