@@ -102,24 +102,17 @@ static void move_refused(const struct victim *v, const struct target *t, int err
 
 /*
  * Writes pidstr into the cgroup of h that /proc/PID/cgroup names path, beneath the daemon's root (-ENOENT
- * outside it: the daemon writes nowhere else). 0 or -errno.
+ * outside it: the daemon writes nowhere else); into its leaf where its children have controllers, as the task
+ * was. 0 or -errno.
  */
 static int move_into_path(struct hierarchy *h, const char *path, const char *pidstr)
 {
-	const char *rest = path;
-	size_t len = strlen(h->root_path);
-	char raw[CGNAME_MAX];
-	int r;
-	if (path && strcmp(h->root_path, "/") != 0)
-		rest = strncmp(path, h->root_path, len) == 0 && (path[len] == '\0' || path[len] == '/') ? path + len : NULL;
-	while (rest && *rest == '/')
-		rest++;
-	if (!rest || snprintf(raw, sizeof(raw), "%s", rest) >= (int)sizeof(raw))
-		return -ENOENT;
 	struct target back = {.h = h, .req_fd = -1};
 	_cleanup_close_ int leaf = -1;
-	snprintf(back.rel, sizeof(back.rel), "%s", raw);
-	back.fd = cgdir_open_beneath(h->root_fd, raw);
+	int r;
+	if (!path || rel_within_root(h, path, back.rel) < 0)
+		return -ENOENT;
+	back.fd = cgdir_open_beneath(h->root_fd, back.rel);
 	r = back.fd;
 	if (r >= 0 && (r = unified_procs_dir(&back, &leaf)) >= 0)
 		r = cgdir_write(r, "cgroup.procs", pidstr);
