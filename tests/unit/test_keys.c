@@ -842,30 +842,30 @@ static void cpu_period(void)
 	CHECK(plan("cpu.period", "1000000") == 0);
 	CHECK_WRITE(0, "cpu", 2, "cpu.max", "max 1000000");
 	CHECK_STR(get("cpu.period"), "100000");
-	/*
-	 * A quota that would fall below the kernel's 1 ms minimum over the shorter period lengthens it instead (as
-	 * systemd does), so that the cgroup keeps its cpus: 0.01 stays 1 ms per 100 ms, 0.25 over 1 ms is 1 ms per 4 ms.
-	 */
-	fake_file("cpu", "cpu.max", "1000 100000\n");
-	CHECK(plan("cpu.period", "10000") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 100000");
-	fake_file("cpu", "cpu.max", "3000 100000\n");
-	CHECK(plan("cpu.period", "10000") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 33334");
-	fake_file("cpu", "cpu.max", "max 1000\n");
-	CHECK(plan("cpus_number", "0.25") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 4000");
-	CHECK(plan("cpus_number", "0.01") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1000 100000");
-	/* Rescaled quotas are rounded down, never more cpu than set: 50000/100000 over 3333 is 1666, not 1667. */
-	fake_file("cpu", "cpu.max", "50000 100000\n");
-	CHECK(plan("cpu.period", "3333") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "1666 3333");
-	fake_file("cpu", "cpu.max", "max 50000\n");
-	CHECK(plan("cpus_number", "1.5") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "75000 50000");
-	CHECK(plan("cpus_number", "max") == 0);
-	CHECK_WRITE(0, "cpu", 2, "cpu.max", "max 50000");
+	/* What cpu.max holds before (NULL: as the row before left it), the key set, and what cpu.max is written. */
+	static const struct {
+		const char *before, *key, *value, *written;
+	} rows[] = {
+		/*
+		 * A quota that would fall below the kernel's 1 ms minimum over the shorter period lengthens it instead (as
+		 * systemd does), so that the cgroup keeps its cpus: 0.01 stays 1 ms per 100 ms, 0.25 over 1 ms is 1 ms
+		 * per 4 ms.
+		 */
+		{"1000 100000\n", "cpu.period", "10000", "1000 100000"},
+		{"3000 100000\n", "cpu.period", "10000", "1000 33334"},
+		{"max 1000\n", "cpus_number", "0.25", "1000 4000"},
+		{NULL, "cpus_number", "0.01", "1000 100000"},
+		/* Rescaled quotas are rounded down, never more cpu than set: 50000/100000 over 3333 is 1666, not 1667. */
+		{"50000 100000\n", "cpu.period", "3333", "1666 3333"},
+		{"max 50000\n", "cpus_number", "1.5", "75000 50000"},
+		{NULL, "cpus_number", "max", "max 50000"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (rows[i].before)
+			fake_file("cpu", "cpu.max", rows[i].before);
+		CHECK(plan(rows[i].key, rows[i].value) == 0);
+		CHECK_WRITE(0, "cpu", 2, "cpu.max", rows[i].written);
+	}
 	fake_file("cpuset", "cpuset.cpus.effective", "0-3\n");
 	CHECK(plan("cpus_fraction", "50%") == 0);
 	CHECK_WRITE(0, "cpu", 2, "cpu.max", "100000 50000");
