@@ -348,3 +348,63 @@ open(d + "/out", "w").write("sees hidden\n" if b"hidden" in data else "answer: %
 		fail "a user's connection, after its process exited, was answered for root's task that took its pid (pid $p): listed the children of root's cgroup secret"
 	echo "measured: the old connection got: $out"
 }
+
+# proxy_log_clean NAME: container NAME's cgproxy reported nothing of a sanitizer build's (lane host-asan).
+proxy_log_clean() {
+	! grep -E "Sanitizer|runtime error:" "$WORK/$1/proxy.log" || fail "cgproxy of $1: a sanitizer reported the above"
+}
+
+# The daemon caps the Scm exchanges under way per account (32), and a container's users and its root (cgproxy)
+# are one account. The daemon's socket is in the container (cgproxy's upstream), open to every user there: a
+# user of the container who starts 32 exchanges on it and sends no credentials holds them all for 5 s at a
+# time, and every call cgproxy relays for the container's root in that time was refused (LimitsExceeded).
+# From the review of the asynchronous cgproxy (h-review-proxy b7bc669, 6be3146); the synchronous one too.
+test_container_proxy_root_served_while_a_user_holds_the_accounts_exchanges() {
+	local out
+	containers_nested 1
+	in_container c1 "$CGM" ping
+	in_container_as c1 c1 1000 sh -c "
+		for i in \$(seq 1 32); do
+			'$BUILD/tests/scm-client' '$SOCK' CreateScm memory held_\$i --no-cred &
+		done
+		wait" >"$WORK/held.out" 2>&1 &
+	local bg=$!
+	# Once the user holds them all: another user's call through cgproxy is refused (32 processes start slowly);
+	# at most 3 s, well within the 5 s the user's exchanges last (a fix may serve the other user too).
+	local t_end=$((SECONDS + 3))
+	while [ "$SECONDS" -lt "$t_end" ]; do
+		in_container_as c1 c1 1001 "$CGM" getpidcgroup memory 1 2>&1 | grep -q LimitsExceeded && break
+		sleep 0.05
+	done
+	out=$(in_container c1 "$CGM" create memory root_call 2>&1) ||
+		fail "the container's root was refused while one of its users held the account's exchanges: $out"
+	expect_exists "$(sb_path memory)/c1/root_call"
+	wait "$bg" || true
+	echo "measured: the user's exchanges: $(sort "$WORK/held.out" | uniq -c | tr '\n' ' ')"
+	proxy_log_clean c1
+}
+
+# The daemon caps connections per account too (--max-connections-per-uid, 128), and a container's users and its
+# root (cgproxy) are one account. cgproxy connects again after the daemon restarts, on the first call that needs
+# it; a user of the container who connects first, 128 times, to the daemon's socket in the container took every
+# connection of the account, and the container's root was refused ("cannot reach cgmanager") for as long as the
+# user held them. From the review of the asynchronous cgproxy (h-review-proxy 82a67de); the synchronous one too.
+test_container_proxy_root_served_while_a_user_holds_the_accounts_connections() {
+	local out
+	UPSTREAM=$WORK/conns.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	containers_nested 1
+	in_container c1 "$CGM" create memory before_restart
+	stop_pid "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	in_container_as c1 c1 1000 python3 "$here/raw_client.py" "$UPSTREAM" hold 140 8 >"$WORK/conns_user.out" 2>&1 &
+	wait_until 20 grep -q admitted "$WORK/conns_user.out" || fail "the user's connections: $(cat "$WORK/conns_user.out")"
+	echo "measured: the user's connections: $(cat "$WORK/conns_user.out")"
+	out=$(in_container c1 "$CGM" create memory root_conn 2>&1) ||
+		{ tail -25 "$WORK/c1/proxy.log"; fail "the container's root was refused while one of its users held the account's connections: $out"; }
+	expect_exists "$(sb_path memory)/c1/root_conn"
+	proxy_log_clean c1
+	stop_pid "$EXTRA_PID" || true
+}
