@@ -4,14 +4,21 @@
 #include <sys/stat.h>
 
 #include "cgfs/proc.h"
+#include "dbus/owner_reserve.h"
 #include "dbus/peer.h"
 
+/* Of each account's --max-connections-per-uid, what its members (a container's users) leave to its owner (the
+ * container's root, whose cgproxy needs one): a few, for a cgproxy and a root's tools at once. */
+#define OWNER_RESERVED_CONNS 8
+
+/* An account has up to two: its owner's connections, and its members' (dbus/owner_reserve.h). */
 struct uid_slot {
 	uint64_t account;
+	bool owner;
 	unsigned conns;
 	struct uid_slot *next;
 	/* The serving thread's alone (the acceptor never reads them): the turn of its loop that last served the
-	 * account, and for how long it has served it in that turn. */
+	 * slot, and for how long it has served it in that turn. */
 	uint64_t turn, served_usec;
 };
 
@@ -57,16 +64,23 @@ void admission_get_limits(struct admission *a, unsigned *max_conns, unsigned *ma
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* The slot of account, made (with no connection yet) if it has none. Under the lock. */
-static struct uid_slot *slot_get(struct admission *a, uint64_t account)
+/* The slot of account's owner, or of its members; NULL if it has none. Under the lock. */
+static struct uid_slot *slot_find(struct admission *a, uint64_t account, bool owner)
 {
 	for (struct uid_slot *u = a->slots; u; u = u->next)
-		if (u->account == account)
+		if (u->account == account && u->owner == owner)
 			return u;
-	struct uid_slot *u = calloc(1, sizeof(*u));
-	if (!u)
-		return NULL;
+	return NULL;
+}
+
+/* The same, made (with no connection yet) if it has none. Under the lock. */
+static struct uid_slot *slot_get(struct admission *a, uint64_t account, bool owner)
+{
+	struct uid_slot *u = slot_find(a, account, owner);
+	if (u || !(u = calloc(1, sizeof(*u))))
+		return u;
 	u->account = account;
+	u->owner = owner;
 	u->next = a->slots;
 	a->slots = u;
 	return u;
@@ -94,10 +108,19 @@ static const char *refusal(struct admission *a, uid_t uid, struct uid_slot *u)
 		return "the connections left are kept for root (--max-connections)";
 	if (!u)
 		return "out of memory";
-	if (uid != 0 && u->conns >= a->max_conns_per_uid)
+	if (uid == 0)
+		return NULL;
+	/* The account's connections together within the cap, its members' short of its owner's reserve. */
+	const struct uid_slot *other = slot_find(a, u->account, !u->owner);
+	unsigned held = u->conns + (other ? other->conns : 0), members = u->owner ? held - u->conns : u->conns;
+	unsigned reserve = owner_reserve(a->max_conns_per_uid, OWNER_RESERVED_CONNS);
+	if (owner_reserve_admits(held, members, a->max_conns_per_uid, reserve, u->owner))
+		return NULL;
+	if (held >= a->max_conns_per_uid)
 		return "the uid (or the user who made its user namespace) has as many connections as it may "
 		       "(--max-connections-per-uid)";
-	return NULL;
+	return "the uid's account (its user's, or its container's) keeps the connections left for its owner (the "
+	       "user, or the container's root) (--max-connections-per-uid)";
 }
 
 /*
@@ -117,10 +140,11 @@ static uid_t admitted_as(pid_t pid, uid_t uid)
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why)
 {
 	/* Read from /proc outside the lock: the serving thread may be waiting for it. */
+	bool owner = true;
 	uid = admitted_as(pid, uid);
-	uint64_t account = uid == 0 ? 0 : peer_account(pid, uid, a->userns);
+	uint64_t account = uid == 0 ? 0 : peer_account(pid, uid, a->userns, &owner);
 	pthread_mutex_lock(&a->lock);
-	struct uid_slot *u = slot_get(a, account);
+	struct uid_slot *u = slot_get(a, account, owner);
 	if ((*why = refusal(a, uid, u))) {
 		if (u)
 			slot_drop_if_empty(a, u);
@@ -161,4 +185,9 @@ void admission_share_charge(struct uid_slot *u, uint64_t turn, uint64_t usec)
 uint64_t admission_account(const struct uid_slot *u)
 {
 	return u->account; /* set when the slot was made, before any connection held it: no lock needed */
+}
+
+bool admission_owner(const struct uid_slot *u)
+{
+	return u->owner; /* set when the slot was made, as its account */
 }

@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
+#include "cgfs/idmap.h"
 #include "cgfs/proc.h"
+#include "dbus/owner_reserve.h"
 #include "ops/identity.h"
 #include "ops/target.h"
 #include "util/cleanup.h"
@@ -106,13 +108,35 @@ void peer_requester_drop(struct requester *r)
 /* User namespaces nest at most 32 deep (the kernel's limit). */
 #define USERNS_DEPTH_MAX 33
 
-uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns)
+/* Whether the peer runs as owner, effectively and really: its real uid is read only when its effective one is. */
+static bool runs_as(pid_t pid, uid_t uid, uid_t owner)
+{
+	struct proc_ids ids;
+	struct err ignored;
+	if (uid != owner || proc_ids_read(pid, &ids, &ignored) < 0)
+		return false;
+	return owner_is(uid, ids.uid[0], owner);
+}
+
+/* The host uid that uid 0 of pid's own user namespace is, (uid_t)-1 where it maps none. */
+static uid_t ns_root_of(pid_t pid)
+{
+	struct idmap m;
+	uint32_t host;
+	if (idmap_read(pid, "uid_map", &m) < 0 || !idmap_to_host(&m, 0, &host))
+		return (uid_t)-1;
+	return host;
+}
+
+uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns, bool *owner)
 {
 	char path[64];
 	struct stat st;
 	_cleanup_close_ int fd = -1;
-	uid_t owner = (uid_t)-1; /* set by the kernel; valgrind does not know NS_GET_OWNER_UID */
+	uid_t made_by = (uid_t)-1; /* set by the kernel; valgrind does not know NS_GET_OWNER_UID */
 
+	/* Where the namespaces cannot be read, the peer is charged to its own uid, whose owner it is. */
+	*owner = true;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	/* The common case, a peer in our namespace, in one system call. */
 	if (pid <= 0 || stat(path, &st) < 0 || st.st_ino == own_userns)
@@ -126,9 +150,15 @@ uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns)
 		if (parent < 0 || fstat(parent, &pst) < 0)
 			return uid; /* not below ours (EPERM): the peer came through a socket made visible elsewhere */
 		if (pst.st_ino == own_userns) {
-			if (ioctl(fd, NS_GET_OWNER_UID, &owner) < 0)
+			if (ioctl(fd, NS_GET_OWNER_UID, &made_by) < 0)
 				return uid;
-			return owner != 0 ? owner : PEER_ACCOUNT_USERNS | (uint64_t)st.st_ino;
+			if (made_by != 0) {
+				*owner = runs_as(pid, uid, made_by);
+				return made_by;
+			}
+			/* Root made it: its owner is its root, as seen from a peer in it (the peer's own map). */
+			*owner = depth == 0 && runs_as(pid, uid, ns_root_of(pid));
+			return PEER_ACCOUNT_USERNS | (uint64_t)st.st_ino;
 		}
 		close(fd);
 		fd = parent;

@@ -1,5 +1,6 @@
 /* The kernel's word on who is at the other end of a unix socket. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -17,7 +18,7 @@ void peer_requester_drop(struct requester *r);
 
 /*
  * Whom a connection of pid (host uid uid) is charged to for the per-uid
- * connection cap. A peer in the daemon's user namespace (own_userns) is
+ * caps (dbus/admission.h). A peer in the daemon's user namespace (own_userns) is
  * charged to its uid. One in a user namespace below it is charged to the
  * uid that made the outermost of those namespaces, so that a user's
  * subordinate uids and all the namespaces it makes share that user's
@@ -25,6 +26,10 @@ void peer_requester_drop(struct requester *r);
  * the namespace itself. Ids up to 2^32-1 are uids; namespaces are
  * PEER_ACCOUNT_USERNS | inode. When the pid's namespaces cannot be read
  * (it exited), the uid.
+ *
+ * *owner says whether the peer is the account's owner (dbus/owner_reserve.h), by its effective and real host
+ * uids: the uid the account is named after, or for a root-made namespace the host uid of that namespace's
+ * uid 0, known for a peer in that namespace itself (one in a namespace nested in it is a member).
  */
 #define PEER_ACCOUNT_USERNS (1ULL << 32)
-uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns);
+uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns, bool *owner);

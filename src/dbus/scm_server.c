@@ -16,6 +16,7 @@
 #include "dbus/conn.h"
 #include "dbus/errors.h"
 #include "dbus/loop.h"
+#include "dbus/owner_reserve.h"
 #include "ops/identity.h"
 #include "ops/ops.h"
 #include "scm/scm_io.h"
@@ -26,9 +27,12 @@
 /* A client that has not sent its credentials by then loses the exchange. */
 #define SCM_DEADLINE_USEC (5ULL * 1000000ULL)
 /* Exchanges under way at once (each holds two fds until it ends): per connection (cgproxy relays one at a
- * time), per account but root's (a user's, or a whole container's: admission_account), and in all. */
+ * time), per account but root's (a user's, or a whole container's: admission_account), and in all. Of an
+ * account's, its members (a container's users) leave one connection's to its owner (the container's root,
+ * whose cgproxy relays the container's calls): dbus/owner_reserve.h. */
 #define SCM_PER_CONN 4
 #define SCM_PER_UID 32
+#define SCM_OWNER_RESERVED SCM_PER_CONN
 #define SCM_TOTAL 256
 
 struct scm_exchange {
@@ -41,6 +45,7 @@ struct scm_exchange {
 	struct requester proxy; /* who relayed the call: the D-Bus peer */
 	unsigned conn_serial;   /* of its connection, which may go first */
 	uint64_t account;       /* of its connection (admission_account), which SCM_PER_UID counts by */
+	bool owner;             /* its connection is the account's owner's (admission_owner) */
 	struct ucred cred[2];
 	int ncred;
 	bool writing;
@@ -106,14 +111,18 @@ static int check_unix_dgram(int fd)
 /* Whether one more exchange of c fits the limits; *n is how many it is counted against. */
 static bool within_limits(const struct conn *c, const struct scm_registry *reg, unsigned *n)
 {
-	unsigned mine = 0, accounts = 0;
+	unsigned mine = 0, accounts = 0, members = 0;
 	uint64_t account = admission_account(c->slot);
+	bool owner = admission_owner(c->slot);
 	for (const struct scm_exchange *x = reg->head; x; x = x->next) {
 		mine += x->conn_serial == c->serial;
 		accounts += x->account == account;
+		members += x->account == account && !x->owner;
 	}
-	*n = reg->count >= SCM_TOTAL ? reg->count : mine >= SCM_PER_CONN ? mine : accounts;
-	return mine < SCM_PER_CONN && (account == 0 || accounts < SCM_PER_UID) && reg->count < SCM_TOTAL;
+	*n = reg->count >= SCM_TOTAL ? reg->count : mine >= SCM_PER_CONN ? mine : owner ? accounts : members;
+	return mine < SCM_PER_CONN &&
+	       (account == 0 || owner_reserve_admits(accounts, members, SCM_PER_UID, SCM_OWNER_RESERVED, owner)) &&
+	       reg->count < SCM_TOTAL;
 }
 
 static void exchange_event(void *owner, uint32_t events);
@@ -127,9 +136,9 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 
 	if (!within_limits(c, reg, &n))
 		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
-		                                  "%u Scm exchanges are under way (at most %u per connection, %u per uid, %u "
-		                                  "in all); finish them first",
-		                                  n, SCM_PER_CONN, SCM_PER_UID, SCM_TOTAL);
+		                                  "%u Scm exchanges are under way (at most %u per connection, %u per uid, of "
+		                                  "which %u are kept for its owner, %u in all); finish them first",
+		                                  n, SCM_PER_CONN, SCM_PER_UID, SCM_OWNER_RESERVED, SCM_TOTAL);
 	struct scm_exchange *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
@@ -138,6 +147,7 @@ int scm_exchange_start(struct conn *c, sd_bus_message *m, const struct scm_metho
 	x->fd = -1;
 	x->conn_serial = c->serial;
 	x->account = admission_account(c->slot);
+	x->owner = admission_owner(c->slot);
 	x->proxy = c->req;
 	x->proxy.cred.uidmap = x->proxy.cred.gidmap = NULL; /* the connection's, and it may go first: copied below */
 	x->proxy.pidfd = c->req.pidfd >= 0 ? fcntl(c->req.pidfd, F_DUPFD_CLOEXEC, 3) : -1;

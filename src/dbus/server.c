@@ -31,7 +31,9 @@
 #define MESSAGES_PER_TURN 32
 #define TURN_BUDGET_USEC 100
 /* What one account's connections together may take of a turn (at least one of them is served): a user
- * with many busy connections delays the others' calls by one share, not by one turn of each connection. */
+ * with many busy connections delays the others' calls by one share, not by one turn of each connection. An
+ * account's owner and its members have a share each (dbus/admission.h): a container's users do not delay its
+ * root's cgproxy by their share. */
 #define ACCOUNT_SHARE_USEC 30
 /* Events served per turn, in time: what is left is reported again next turn, behind the others. */
 #define EVENTS_BUDGET_USEC 400
