@@ -419,3 +419,23 @@ test_container_proxy_root_served_while_a_user_holds_the_accounts_connections() {
 	proxy_log_clean c1
 	stop_pid "$EXTRA_PID" || true
 }
+
+# Passing as a container's root for its reserve takes the root's uid, effective and real: a set-uid-root program
+# of the container (a set-uid copy of python3 that the container's root made, as su and sudo are) that one of
+# its users runs has the root's effective uid and the user's real one, and counts among the users. Holding as
+# many connections as it can, it gets the users' 120 of the account's 128, and the container's root the 8 kept
+# for it (cgproxy holds one of them). Before the reserve: 127 and none.
+test_container_set_uid_root_program_of_a_user_counts_as_a_user() {
+	local py=$WORK/c1/bin/python3 out
+	containers_nested 1
+	in_container c1 sh -c "mkdir '$WORK/c1/bin' && cp '$(readlink -f /usr/bin/python3)' '$py' && chmod 4755 '$py'"
+	out=$(in_container_as c1 c1 1000 "$py" -c 'import os; print(os.geteuid(), os.getuid())')
+	expect_eq "$out" "0 1000" "the set-uid copy's uids in the container"
+	in_container_as c1 c1 1000 "$py" "$here/raw_client.py" "$SOCK" hold 140 6 >"$WORK/suid_user.out" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 20 grep -q admitted "$WORK/suid_user.out" || fail "the user's program: $(cat "$WORK/suid_user.out")"
+	expect_eq "$(cat "$WORK/suid_user.out")" "120 admitted" "connections of the container user's set-uid-root program"
+	out=$(in_container c1 python3 "$here/raw_client.py" "$SOCK" hold 140 0)
+	expect_eq "$out" "7 admitted" "connections of the container's root meanwhile (cgproxy holds the 8th)"
+	in_container c1 "$CGM" create memory root_suid || fail "the container's root was refused through cgproxy"
+}
