@@ -438,4 +438,6 @@ test_container_set_uid_root_program_of_a_user_counts_as_a_user() {
 	out=$(in_container c1 python3 "$here/raw_client.py" "$SOCK" hold 140 0)
 	expect_eq "$out" "7 admitted" "connections of the container's root meanwhile (cgproxy holds the 8th)"
 	in_container c1 "$CGM" create memory root_suid || fail "the container's root was refused through cgproxy"
+	# The user's program holds on for seconds: it must not change the sandbox under the next test's snapshot.
+	containers_cleanup
 }
