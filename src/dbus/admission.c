@@ -119,7 +119,7 @@ static const char *refusal(struct admission *a, uid_t uid, struct uid_slot *u)
 	if (held >= a->max_conns_per_uid)
 		return "the uid (or the user who made its user namespace) has as many connections as it may "
 		       "(--max-connections-per-uid)";
-	return "the uid's account (its user's, or its container's) keeps the connections left for its owner (the "
+	return "the connections left to the uid's account (its user's, or its container's) are kept for its owner (the "
 	       "user, or the container's root) (--max-connections-per-uid)";
 }
 
@@ -139,8 +139,8 @@ static uid_t admitted_as(pid_t pid, uid_t uid)
 
 struct uid_slot *admission_charge(struct admission *a, pid_t pid, uid_t uid, const char **why)
 {
-	/* Read from /proc outside the lock: the serving thread may be waiting for it. */
 	bool owner = true;
+	/* Read from /proc outside the lock: the serving thread may be waiting for it. */
 	uid = admitted_as(pid, uid);
 	uint64_t account = uid == 0 ? 0 : peer_account(pid, uid, a->userns, &owner);
 	pthread_mutex_lock(&a->lock);
