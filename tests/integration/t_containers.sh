@@ -441,3 +441,68 @@ test_container_set_uid_root_program_of_a_user_counts_as_a_user() {
 	# The user's program holds on for seconds: it must not change the sandbox under the next test's snapshot.
 	containers_cleanup
 }
+
+# A container that a user made (an unprivileged LXC container: the user's user namespace, its uid 0 one of the
+# user's subordinate uids, the maps written from outside by newuidmap) is charged to that user's account, and its
+# root is one of the account's members, as are its users: the owner's reserve is the user's, who has no process
+# in it. After a daemon restart (cgproxy connects again on the next call), one of the container's users who
+# connects first, 140 times, holds the members' 120, and the container's root is refused every call through its
+# cgproxy ("cannot reach cgmanager") for as long as the user holds them: the lock-out the reserve was made
+# against, for a container made by a user rather than by root. From the review of h-proxyacct (docs/design.md,
+# "Admission").
+test_container_of_a_user_root_served_while_its_users_hold_the_accounts_connections() {
+	local dir=$WORK/usercont pid out
+	UPSTREAM=$WORK/conns.sock
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	# The user makes the user namespace and waits for its maps; root writes them from outside, as newuidmap does
+	# for a user's subordinate ids (host 300000 up); the process then becomes the namespace's root (host 300000)
+	# before any exec, so that it keeps its capabilities there, and starts the container's cgproxy.
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000) != 0:
+    sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
+d = sys.argv[1]
+open(d + "/pid.tmp", "w").write("%d\n" % os.getpid())
+os.rename(d + "/pid.tmp", d + "/pid")
+for _ in range(500):
+    if os.path.exists(d + "/mapped"):
+        break
+    time.sleep(0.02)
+os.setresgid(0, 0, 0)
+os.setgroups([])
+os.setresuid(0, 0, 0)
+os.execvp("sh", ["sh", "-c", sys.argv[2]])
+' "$dir" "'$CGPROXY' --upstream '$UPSTREAM' --socket '$dir/sock' --log-level debug 2>'$dir/proxy.log' &
+		echo \$! >'$dir/proxy.pid'; exec sleep 600" >"$dir/container.log" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 10 test -s "$dir/pid" || fail "the user's namespace was not made: $(cat "$dir/container.log")"
+	pid=$(cat "$dir/pid")
+	expect_eq "$(awk '/^Uid:/ {print $3}' "/proc/$pid/status")" "$TEST_UID" "the host uid of the process that made the namespace"
+	echo "0 300000 65536" >"/proc/$pid/uid_map" && echo "0 300000 65536" >"/proc/$pid/gid_map" ||
+		fail "cannot write the maps of the user's namespace"
+	touch "$dir/mapped"
+	wait_until 10 test -s "$dir/proxy.pid" || fail "the container's cgproxy did not start: $(cat "$dir/container.log")"
+	SB_PIDS+=("$(cat "$dir/proxy.pid")")
+	wait_until 10 test -S "$dir/sock" || fail "the container's cgproxy: $(cat "$dir/proxy.log")"
+	expect_eq "$(awk '/^Uid:/ {print $3}' "/proc/$(cat "$dir/proxy.pid")/status")" 300000 "the host uid of the container's cgproxy"
+	run_as 0 "" nsenter -t "$pid" -U -- "$CGM" --socket "$dir/sock" ping ||
+		fail "the container's root was refused before the restart: $(tail -5 "$dir/proxy.log")"
+	stop_pid "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
+	extra_daemon "$UPSTREAM"
+	wait_for_socket "$UPSTREAM"
+	run_as 0 "" nsenter -t "$pid" -U -- setpriv --reuid=1000 --regid=1000 --clear-groups -- \
+		/usr/bin/python3 "$here/raw_client.py" "$UPSTREAM" hold 140 8 >"$dir/users.out" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 20 grep -q admitted "$dir/users.out" || fail "the user's connections: $(cat "$dir/users.out")"
+	echo "measured: the container user's connections: $(cat "$dir/users.out")"
+	if ! out=$(run_as 0 "" nsenter -t "$pid" -U -- "$CGM" --socket "$dir/sock" ping 2>&1); then
+		tail -3 "$dir/proxy.log"
+		fail "the root of a container that a user made was refused through its cgproxy while one of the container's users held the account's connections (users: $(cat "$dir/users.out")): $out; the daemon: $(grep "connection of uid 300000 refused" "$WORK/extra.log" | tail -1)"
+	fi
+	kill "$(cat "$dir/proxy.pid")" "$pid" 2>/dev/null || true
+	stop_pid "$EXTRA_PID" || true
+}
