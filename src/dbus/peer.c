@@ -152,13 +152,13 @@ uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns, bool *owner)
 		if (pst.st_ino == own_userns) {
 			if (ioctl(fd, NS_GET_OWNER_UID, &made_by) < 0)
 				return uid;
-			if (made_by != 0) {
-				*owner = runs_as(pid, uid, made_by);
-				return made_by;
-			}
-			/* Root made it: its owner is its root, as seen from a peer in it (the peer's own map). */
-			*owner = depth == 0 && runs_as(pid, uid, ns_root_of(pid));
-			return PEER_ACCOUNT_USERNS | (uint64_t)st.st_ino;
+			/*
+			 * The owners: the user who made it, and the root of a namespace made directly beneath ours, as a
+			 * peer in that namespace itself sees it (its own map): a container's root, whether root or a user
+			 * (unprivileged LXC) made the container. A member's own namespace is a level further down.
+			 */
+			*owner = (made_by != 0 && runs_as(pid, uid, made_by)) || (depth == 0 && runs_as(pid, uid, ns_root_of(pid)));
+			return made_by != 0 ? made_by : PEER_ACCOUNT_USERNS | (uint64_t)st.st_ino;
 		}
 		close(fd);
 		fd = parent;

@@ -27,9 +27,10 @@ void peer_requester_drop(struct requester *r);
  * PEER_ACCOUNT_USERNS | inode. When the pid's namespaces cannot be read
  * (it exited), the uid.
  *
- * *owner says whether the peer is the account's owner (dbus/owner_reserve.h), by its effective and real host
- * uids: the uid the account is named after, or for a root-made namespace the host uid of that namespace's
- * uid 0, known for a peer in that namespace itself (one in a namespace nested in it is a member).
+ * *owner says whether the peer is one of the account's owners (dbus/owner_reserve.h), by its effective and real
+ * host uids: the uid the account is named after, or the host uid of uid 0 of the namespace directly beneath
+ * ours (made by root or a user), known for a peer in that namespace itself (one in a namespace nested in it is
+ * a member).
  */
 #define PEER_ACCOUNT_USERNS (1ULL << 32)
 uint64_t peer_account(pid_t pid, uid_t uid, ino_t own_userns, bool *owner);
