@@ -506,37 +506,3 @@ os.execvp("sh", ["sh", "-c", sys.argv[2]])
 	kill "$(cat "$dir/proxy.pid")" "$pid" 2>/dev/null || true
 	stop_pid "$EXTRA_PID" || true
 }
-
-# A nested container's cgproxy relays to the daemon itself (container_up: --upstream the daemon's socket, at any
-# depth), as the nested container's root; that root is in a user namespace nested in c1's, and so one of the
-# members of c1's account, as are the users of c1 and of the nested container: the reserve is c1's root's alone.
-# After a daemon restart (cgproxy connects again on the next call), a user of the nested container who connects
-# first, 140 times, holds the members' 120, and the nested container's root is refused every call through its
-# cgproxy ("cannot reach cgmanager") for as long as the user holds them: the lock-out the reserve was made
-# against, one level down. From the review of h-proxyacct (docs/design.md, "Admission").
-test_container_nested_proxy_root_served_while_a_user_holds_the_accounts_connections() {
-	local out
-	UPSTREAM=$WORK/conns.sock
-	extra_daemon "$UPSTREAM"
-	wait_for_socket "$UPSTREAM"
-	containers_nested 2
-	in_container c1/l2 "$CGM" create memory before_restart ||
-		fail "the nested container's root was refused before the restart"
-	stop_pid "$EXTRA_PID" || fail "daemon exited with $? on SIGTERM"
-	extra_daemon "$UPSTREAM"
-	wait_for_socket "$UPSTREAM"
-	in_container_as c1/l2 c1/l2 1000 /usr/bin/python3 "$here/raw_client.py" "$UPSTREAM" hold 140 8 \
-		>"$WORK/nested_user.out" 2>&1 &
-	SB_PIDS+=("$!")
-	wait_until 20 grep -q admitted "$WORK/nested_user.out" ||
-		fail "the nested container user's connections: $(cat "$WORK/nested_user.out")"
-	echo "measured: the nested container user's connections: $(cat "$WORK/nested_user.out")"
-	if ! out=$(in_container c1/l2 "$CGM" create memory root_conn 2>&1); then
-		tail -5 "$WORK/c1/l2/proxy.log"
-		fail "the nested container's root was refused while one of its users held the account's connections (users: $(cat "$WORK/nested_user.out")): $out; the daemon: $(grep "connection of uid 110000 refused" "$WORK/extra.log" | tail -1)"
-	fi
-	expect_exists "$(sb_path memory)/c1/l2/root_conn"
-	proxy_log_clean c1/l2
-	stop_pid "$EXTRA_PID" || true
-	containers_cleanup
-}
