@@ -313,6 +313,22 @@ end_pids() {
 	return 0
 }
 
+# daemon_fds: how many fds the suite's daemon holds.
+daemon_fds() { ls "/proc/$DAEMON_PID/fd" | wc -l; }
+
+# settled CMD...: CMD's output once two runs 0.2 s apart agree (at most 5 s): a count of the daemon's fds taken
+# while the connection of a previous cgm call is still being closed (later on a loaded machine) would count it.
+settled() {
+	local a b i
+	b=$("$@")
+	for i in $(seq 25); do
+		sleep 0.2
+		a=$b b=$("$@")
+		[ "$a" != "$b" ] || break
+	done
+	echo "$b"
+}
+
 # expect_in_cgroup PID HIERARCHY REL: PID is listed in cgroup.procs of sandbox cgroup REL of HIERARCHY.
 # On cgroup2 a task may be in REL's leaf, which is REL for every answer of the daemon.
 expect_in_cgroup() {

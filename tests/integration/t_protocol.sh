@@ -3,7 +3,6 @@
 
 # Debian's python3 (install-deps.sh), not one in root's home that the test uid cannot run.
 rawc() { run_as "$TEST_UID" "" /usr/bin/python3 "$here/raw_client.py" "$SOCK" "$@"; }
-daemon_fds() { ls "/proc/$DAEMON_PID/fd" | wc -l; }
 
 # expect_raw EXPECTED MODE [ARG]: the mode's result line matches EXPECTED (a regex).
 expect_raw() {
