@@ -6,6 +6,7 @@
  *   cgm-bench scale   --socket S --hier NAME=DIR... [--sizes 100,1000,10000]
  *   cgm-bench rss     --socket S --daemon-pid PID [--conns 1000]
  *   cgm-bench startup --daemon PATH --sockdir DIR [--runs 200]
+ *   cgm-bench events  --socket S --hier NAME=DIR... [--iterations N]
  *
  * Each DIR is the daemon's root in that hierarchy, and ours: the benchmark
  * works in DIR/bench only, and removes it.
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 	const char *which = "all", *daemon = NULL, *sockdir = NULL;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup [OPTIONS] (see bench/main.c)\n");
+		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup|events [OPTIONS] (see bench/main.c)\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -125,6 +126,8 @@ int main(int argc, char **argv)
 			bench_ops(clients, nclients, which);
 		else if (strcmp(mode, "scale") == 0)
 			bench_scale(sizes, nsizes);
+		else if (strcmp(mode, "events") == 0)
+			bench_events();
 		else
 			return 2;
 	}

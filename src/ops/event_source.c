@@ -1,0 +1,843 @@
+#include "ops/event_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgfs/cgdir.h"
+#include "cgfs/cgtree.h"
+#include "util/cgname.h"
+#include "util/cleanup.h"
+#include "util/list.h"
+#include "util/log.h"
+
+#define WD_BUCKETS 1024
+/* What one event_source_process call reads: a flood waits for the next turn, behind the clients. */
+#define READ_BUDGET 16384
+#define EPOLL_BATCH 16
+/* The epoll keys of the two inotify fds; an eventfd's key is its fd number. */
+#define KEY_INOTIFY UINT64_MAX
+#define KEY_PARENTS (UINT64_MAX - 1)
+
+enum node_file { NF_DIR, NF_CGROUP_EVENTS, NF_MEMORY_EVENTS, NF_PIDS_EVENTS, NF_COUNT };
+static const char *const file_name[NF_COUNT] = {"", "cgroup.events", "memory.events", "pids.events"};
+static const enum event_file file_kind[NF_COUNT] = {EVF_CGROUP_EVENTS, EVF_CGROUP_EVENTS, EVF_MEMORY_EVENTS,
+                                                    EVF_PIDS_EVENTS};
+
+/* A watch's hold on a node: the events it takes there, and where its own name ends in the node's rel. */
+struct ref {
+	struct watch *w;
+	unsigned roles;
+	size_t base_len; /* the length of the watched cgroup's rel in this hierarchy */
+	bool top;        /* the watched cgroup itself, not a descendant */
+};
+
+struct node {
+	struct hierarchy *h;
+	char *rel;
+	ino_t ino;
+	int wd[NF_COUNT];
+	int oom_efd;         /* v1 memory: the eventfd of memory.oom_control; -1 */
+	bool poll_populated; /* v1: emptiness is checked once a second */
+	bool poll_pids;      /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
+	int parent_wd;       /* its parent directory's, in the parents' inotify instance; -1 */
+	bool dead;           /* gone, freed by reap() */
+	struct event_state st;
+	struct ref *refs;
+	size_t nrefs;
+	struct node *prev, *next;
+};
+
+struct wd_slot {
+	int wd;
+	struct node *n;
+	enum node_file f;
+	struct wd_slot *next;
+};
+
+/*
+ * A directory whose child cgroups are followed: cgroupfs reports a cgroup's rmdir only to its parent
+ * (IN_DELETE), not to the cgroup itself. A separate inotify instance, so that these watches and the nodes' own
+ * (the same directory may be both) keep their own masks.
+ */
+struct parent_slot {
+	int wd;
+	unsigned refs;
+	struct hierarchy *h;
+	char *rel;
+	struct parent_slot *next;
+};
+
+/* w->src: the nodes w holds. */
+struct held {
+	struct node **v;
+	size_t n;
+};
+
+struct event_source {
+	struct watch_registry *reg;
+	int epfd, ifd, pfd;
+	struct node *nodes;
+	struct wd_slot *wds[WD_BUCKETS];
+	struct parent_slot *parents[WD_BUCKETS];
+	event_sink_fn sink;
+	void *sink_ctx;
+	event_may_follow_fn may_follow;
+	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
+};
+
+static uint64_t realtime_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* --- inotify watch descriptors, by number --- */
+
+static struct wd_slot **wd_bucket(struct event_source *es, int wd)
+{
+	return &es->wds[(unsigned)wd % WD_BUCKETS];
+}
+
+static int wd_put(struct event_source *es, int wd, struct node *n, enum node_file f)
+{
+	struct wd_slot *s = malloc(sizeof(*s));
+	if (!s)
+		return -1;
+	*s = (struct wd_slot){.wd = wd, .n = n, .f = f, .next = *wd_bucket(es, wd)};
+	*wd_bucket(es, wd) = s;
+	return 0;
+}
+
+static struct wd_slot *wd_find(struct event_source *es, int wd)
+{
+	for (struct wd_slot *s = *wd_bucket(es, wd); s; s = s->next)
+		if (s->wd == wd)
+			return s;
+	return NULL;
+}
+
+static void wd_drop(struct event_source *es, int wd)
+{
+	for (struct wd_slot **p = wd_bucket(es, wd); *p; p = &(*p)->next)
+		if ((*p)->wd == wd) {
+			struct wd_slot *s = *p;
+			*p = s->next;
+			free(s);
+			return;
+		}
+}
+
+/* --- the source --- */
+
+struct event_source *event_source_new(struct watch_registry *reg, struct err *e)
+{
+	struct event_source *es = calloc(1, sizeof(*es));
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = KEY_INOTIFY};
+	struct epoll_event pev = {.events = EPOLLIN, .data.u64 = KEY_PARENTS};
+	if (!es) {
+		err_set(e, ERR_LIMIT, "out of memory");
+		return NULL;
+	}
+	es->reg = reg;
+	es->epfd = epoll_create1(EPOLL_CLOEXEC);
+	es->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	es->pfd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (es->epfd < 0 || es->ifd < 0 || es->pfd < 0 || epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->ifd, &ev) < 0 ||
+	    epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->pfd, &pev) < 0) {
+		err_errno(e, errno, "cannot set up the watch of cgroup events");
+		event_source_free(es);
+		return NULL;
+	}
+	return es;
+}
+
+static struct parent_slot **parent_bucket(struct event_source *es, int wd)
+{
+	return &es->parents[(unsigned)wd % WD_BUCKETS];
+}
+
+static struct parent_slot *parent_find(struct event_source *es, int wd)
+{
+	for (struct parent_slot *p = *parent_bucket(es, wd); p; p = p->next)
+		if (p->wd == wd)
+			return p;
+	return NULL;
+}
+
+/* n's parent directory is watched for n's removal (not for the daemon's root, which is never removed). */
+static int parent_hold(struct event_source *es, struct node *n, struct err *e)
+{
+	char prel[CGNAME_MAX], path[64];
+	char *slash;
+	if (!*n->rel)
+		return 0;
+	snprintf(prel, sizeof(prel), "%s", n->rel);
+	slash = strrchr(prel, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		prel[0] = '\0';
+	_cleanup_close_ int pfd = cgdir_open_beneath(n->h->root_fd, prel);
+	if (pfd < 0)
+		return err_errno(e, -pfd, "cannot open the parent of %s:/%s", n->h->name, n->rel);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
+	int wd = inotify_add_watch(es->pfd, path, IN_DELETE | IN_ONLYDIR);
+	if (wd < 0)
+		return err_set(e, errno == ENOSPC ? ERR_LIMIT : ERR_FAILED, "cannot watch the parent of %s:/%s: %s%s",
+		               n->h->name, n->rel, strerror(errno),
+		               errno == ENOSPC ? " (the kernel's fs.inotify.max_user_watches is reached)" : "");
+	struct parent_slot *p = parent_find(es, wd);
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))) || !(p->rel = strdup(prel))) {
+			free(p);
+			inotify_rm_watch(es->pfd, wd);
+			return err_set(e, ERR_LIMIT, "out of memory");
+		}
+		*p = (struct parent_slot){.wd = wd, .h = n->h, .rel = p->rel, .next = *parent_bucket(es, wd)};
+		*parent_bucket(es, wd) = p;
+	}
+	p->refs++;
+	n->parent_wd = wd;
+	return 0;
+}
+
+static void parent_release(struct event_source *es, struct node *n)
+{
+	struct parent_slot *p = n->parent_wd >= 0 ? parent_find(es, n->parent_wd) : NULL;
+	n->parent_wd = -1;
+	if (!p || --p->refs)
+		return;
+	inotify_rm_watch(es->pfd, p->wd);
+	for (struct parent_slot **pp = parent_bucket(es, p->wd); *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	free(p->rel);
+	free(p);
+}
+
+static void node_free(struct event_source *es, struct node *n)
+{
+	LIST_REMOVE(es->nodes, n, prev, next);
+	free(n->refs);
+	free(n->rel);
+	free(n);
+}
+
+/* The kernel's side of n ends; n itself is freed once no walk of the nodes is under way. */
+static void node_release(struct event_source *es, struct node *n)
+{
+	if (n->dead)
+		return;
+	for (int f = 0; f < NF_COUNT; f++)
+		if (n->wd[f] >= 0) {
+			inotify_rm_watch(es->ifd, n->wd[f]);
+			wd_drop(es, n->wd[f]);
+			n->wd[f] = -1;
+		}
+	if (n->oom_efd >= 0) {
+		epoll_ctl(es->epfd, EPOLL_CTL_DEL, n->oom_efd, NULL);
+		close(n->oom_efd);
+		n->oom_efd = -1;
+	}
+	parent_release(es, n);
+	n->nrefs = 0;
+	n->dead = true;
+}
+
+static void reap(struct event_source *es)
+{
+	if (es->busy)
+		return;
+	for (struct node *n = es->nodes, *next; n; n = next) {
+		next = n->next;
+		if (n->dead)
+			node_free(es, n);
+	}
+}
+
+void event_source_free(struct event_source *es)
+{
+	if (!es)
+		return;
+	es->busy = 0;
+	for (struct node *n = es->nodes; n; n = n->next)
+		node_release(es, n);
+	reap(es);
+	if (es->ifd >= 0)
+		close(es->ifd);
+	if (es->pfd >= 0)
+		close(es->pfd);
+	if (es->epfd >= 0)
+		close(es->epfd);
+	free(es);
+}
+
+void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx)
+{
+	es->sink = fn;
+	es->sink_ctx = ctx;
+}
+
+void event_source_set_policy(struct event_source *es, event_may_follow_fn fn)
+{
+	es->may_follow = fn;
+}
+
+int event_source_fd(const struct event_source *es)
+{
+	return es->epfd;
+}
+
+/* --- what a node reports --- */
+
+/* The name of n for w's subscriber: the name it watched, and beneath it the descendant's path. */
+static void event_name(const struct node *n, const struct ref *r, char *out, size_t len)
+{
+	const char *below = n->rel + r->base_len;
+	if (*below == '/')
+		below++;
+	if (!*below)
+		snprintf(out, len, "%s", r->w->name);
+	else if (!*r->w->name)
+		snprintf(out, len, "%s", below);
+	else
+		snprintf(out, len, "%s/%s", r->w->name, below);
+}
+
+static void emit(struct event_source *es, const struct node *n, const struct ref *r, enum event_kind k, uint64_t count)
+{
+	char name[2 * CGNAME_MAX];
+	if (!es->sink || !(r->roles & r->w->mask & EV_BIT(k)))
+		return;
+	event_name(n, r, name, sizeof(name));
+	es->sink(es->sink_ctx, r->w, name, k, count, realtime_us());
+}
+
+/* n's files were read again into after: what changed goes to each watch that takes it. */
+static void node_update(struct event_source *es, struct node *n, const struct event_state *after)
+{
+	struct event_change ch[EV_KINDS];
+	size_t k = event_state_changes(&n->st, after, ch);
+	n->st = *after;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < n->nrefs; j++)
+			emit(es, n, &n->refs[j], ch[i].kind, ch[i].count);
+}
+
+static void read_file(int fd, enum node_file f, struct event_state *st)
+{
+	_cleanup_free_ char *text = NULL;
+	if (cgdir_read(fd, file_name[f], &text) >= 0)
+		event_state_parse(st, file_kind[f], text);
+}
+
+/* v1's memory.oom_control and freezer.state, which no inotify event announces. */
+static void read_v1_files(int fd, struct node *n, struct event_state *st)
+{
+	_cleanup_free_ char *text = NULL, *state = NULL;
+	if (n->oom_efd >= 0 && cgdir_read(fd, "memory.oom_control", &text) >= 0)
+		event_state_parse(st, EVF_OOM_CONTROL, text);
+	if (!n->h->unified && cgdir_read(fd, "freezer.state", &state) >= 0)
+		st->frozen = strncmp(state, "FROZEN", 6) == 0;
+}
+
+/* The once-a-second state of a v1 node: its emptiness where the watches want it, its oom_kill count. */
+static void read_polled(int fd, struct node *n, struct event_state *st)
+{
+	if (n->poll_populated) {
+		int p = cgtree_populated(fd, false);
+		if (p >= 0)
+			st->populated = p;
+	}
+	if (n->oom_efd >= 0) {
+		_cleanup_free_ char *text = NULL;
+		if (cgdir_read(fd, "memory.oom_control", &text) >= 0)
+			event_state_parse(st, EVF_OOM_CONTROL, text);
+	}
+	if (n->poll_pids)
+		read_file(fd, NF_PIDS_EVENTS, st);
+}
+
+/* What a v1 node needs checked once a second. */
+static bool polled(const struct node *n)
+{
+	return !n->dead && (n->poll_populated || n->poll_pids || n->oom_efd >= 0);
+}
+
+/* --- following a cgroup --- */
+
+static int watch_path(struct event_source *es, int fd, const char *file, uint32_t mask, int *wd, struct err *e,
+                      const char *what)
+{
+	char path[64 + CGNAME_MAX];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d%s%s", fd, *file ? "/" : "", file);
+	*wd = inotify_add_watch(es->ifd, path, mask);
+	if (*wd >= 0 || errno == ENOENT)
+		return 0;
+	if (errno == ENOSPC)
+		return err_set(e, ERR_LIMIT,
+		               "cannot watch %s%s%s: the kernel's limit of inotify watches "
+		               "(fs.inotify.max_user_watches) is reached",
+		               what, *file ? "/" : "", file);
+	return err_errno(e, errno, "cannot watch %s%s%s", what, *file ? "/" : "", file);
+}
+
+/* memory.oom_control's notification (v1): an eventfd the kernel signals on each OOM and when the cgroup goes. */
+static int watch_oom_control(struct event_source *es, int fd, struct node *n, struct err *e, const char *what)
+{
+	_cleanup_close_ int cfd = openat(fd, "memory.oom_control", O_RDONLY | O_CLOEXEC);
+	char line[64];
+	if (cfd < 0)
+		return 0; /* not a memory hierarchy */
+	n->oom_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (n->oom_efd < 0)
+		return err_errno(e, errno, "cannot make an eventfd for %s/memory.oom_control", what);
+	snprintf(line, sizeof(line), "%d %d", n->oom_efd, cfd);
+	int r = cgdir_write(fd, "cgroup.event_control", line);
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)n->oom_efd};
+	if (r < 0 || epoll_ctl(es->epfd, EPOLL_CTL_ADD, n->oom_efd, &ev) < 0) {
+		r = r < 0 ? -r : errno;
+		close(n->oom_efd);
+		n->oom_efd = -1;
+		return err_errno(e, r, "cannot register for OOM notices of %s through cgroup.event_control", what);
+	}
+	n->st.oom = 0; /* v1 counts no OOMs: the count is of those seen since the watch began */
+	return 0;
+}
+
+static struct node *node_find(struct event_source *es, const struct hierarchy *h, const char *rel, ino_t ino)
+{
+	for (struct node *n = es->nodes; n; n = n->next)
+		if (!n->dead && n->h == h && n->ino == ino && strcmp(n->rel, rel) == 0)
+			return n;
+	return NULL;
+}
+
+/* The node of the cgroup open at fd, made (and its files watched) if none follows it yet. */
+static struct node *node_get(struct event_source *es, struct hierarchy *h, const char *rel, int fd, struct err *e)
+{
+	char what[CGNAME_MAX + 64];
+	struct stat st;
+	struct node *n;
+	int r = 0;
+
+	if (fstat(fd, &st) < 0) {
+		err_errno(e, errno, "cannot stat %s:/%s", h->name, rel);
+		return NULL;
+	}
+	if ((n = node_find(es, h, rel, st.st_ino)))
+		return n;
+	if (!(n = calloc(1, sizeof(*n))) || !(n->rel = strdup(rel))) {
+		free(n);
+		err_set(e, ERR_LIMIT, "out of memory");
+		return NULL;
+	}
+	n->h = h;
+	n->ino = st.st_ino;
+	n->oom_efd = -1;
+	n->parent_wd = -1;
+	event_state_init(&n->st);
+	for (int f = 0; f < NF_COUNT; f++)
+		n->wd[f] = -1;
+	LIST_PREPEND(es->nodes, n, prev, next);
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	for (int f = 0; f < NF_COUNT && r == 0; f++) {
+		uint32_t mask = f == NF_DIR ? IN_CREATE | IN_DELETE_SELF | IN_ONLYDIR : IN_MODIFY;
+		r = watch_path(es, fd, file_name[f], mask, &n->wd[f], e, what);
+		if (r == 0 && n->wd[f] >= 0 && wd_put(es, n->wd[f], n, f) < 0) {
+			inotify_rm_watch(es->ifd, n->wd[f]);
+			n->wd[f] = -1;
+			r = err_set(e, ERR_LIMIT, "out of memory");
+		}
+		if (r == 0 && f != NF_DIR)
+			read_file(fd, f, &n->st);
+	}
+	if (r == 0)
+		r = parent_hold(es, n, e);
+	if (r == 0 && !h->unified)
+		r = watch_oom_control(es, fd, n, e, what);
+	if (r == 0)
+		read_v1_files(fd, n, &n->st);
+	n->poll_pids = !h->unified && n->wd[NF_PIDS_EVENTS] >= 0;
+	if (r < 0) {
+		node_release(es, n);
+		return NULL;
+	}
+	return n;
+}
+
+static int held_push(struct watch *w, struct node *n)
+{
+	struct held *hd = w->src;
+	struct node **v = realloc(hd->v, (hd->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	hd->v = v;
+	v[hd->n++] = n;
+	return 0;
+}
+
+static bool holds(const struct node *n, const struct watch *w)
+{
+	for (size_t i = 0; i < n->nrefs; i++)
+		if (n->refs[i].w == w)
+			return true;
+	return false;
+}
+
+/* w follows the cgroup open at fd, charged one unit. 1 if it already did or may not, 0, or -1. */
+static int follow(struct event_source *es, struct watch *w, struct hierarchy *h, const char *rel, int fd,
+                  const struct ref *tmpl, struct err *e)
+{
+	char what[CGNAME_MAX + 64];
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	/* Watch checked the watched cgroup itself; a descendant the subscriber may not read is left out. */
+	if (!tmpl->top && es->may_follow && !es->may_follow(w, fd, what))
+		return 1;
+	struct node *n = node_get(es, h, rel, fd, e);
+	if (!n)
+		return -1;
+	if (holds(n, w))
+		return 1;
+	struct ref *refs = realloc(n->refs, (n->nrefs + 1) * sizeof(*refs));
+	if (refs)
+		n->refs = refs;
+	if (!refs || held_push(w, n) < 0) {
+		if (!n->nrefs)
+			node_release(es, n);
+		return err_set(e, ERR_LIMIT, "out of memory");
+	}
+	if (watch_charge(es->reg, w, 1, e) < 0) {
+		((struct held *)w->src)->n--;
+		if (!n->nrefs)
+			node_release(es, n);
+		return -1;
+	}
+	n->refs[n->nrefs++] = *tmpl;
+	n->refs[n->nrefs - 1].w = w;
+	if (!h->unified && (tmpl->roles & (EV_BIT(EV_POPULATED) | EV_BIT(EV_EMPTY))) && !n->poll_populated) {
+		n->poll_populated = true;
+		int p = cgtree_populated(fd, false);
+		n->st.populated = p < 0 ? -1 : p;
+	}
+	return 0;
+}
+
+static bool skipped_child(const char *name)
+{
+	return strcmp(name, CGROUP2_TASK_LEAF) == 0 || strcmp(name, DAEMON_LEAF) == 0;
+}
+
+/* w follows every descendant of rel (already followed) in h: a walk by names, one directory open at a time. */
+static int follow_descendants(struct event_source *es, struct watch *w, struct hierarchy *h, const char *rel,
+                              const struct ref *tmpl, struct err *e)
+{
+	strv todo = {0};
+	int rc = strv_push(&todo, rel) < 0 ? err_set(e, ERR_LIMIT, "out of memory") : 0;
+	for (size_t i = 0; rc == 0 && i < todo.n; i++) {
+		_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, todo.v[i]);
+		strv kids = {0};
+		if (fd < 0)
+			continue; /* gone meanwhile */
+		if (i > 0 && (rc = follow(es, w, h, todo.v[i], fd, tmpl, e)) != 0) {
+			rc = rc > 0 ? 0 : rc;
+			if (rc == 0)
+				continue; /* followed already, with its descendants */
+			break;
+		}
+		if (cgdir_children(fd, &kids) < 0)
+			continue;
+		for (size_t k = 0; rc == 0 && k < kids.n; k++) {
+			char child[CGNAME_MAX];
+			if (skipped_child(kids.v[k]))
+				continue;
+			if ((size_t)snprintf(child, sizeof(child), "%s%s%s", todo.v[i], *todo.v[i] ? "/" : "", kids.v[k]) >=
+			    sizeof(child))
+				continue;
+			if (strv_push(&todo, child) < 0)
+				rc = err_set(e, ERR_LIMIT, "out of memory");
+		}
+		strv_free(&kids);
+	}
+	strv_free(&todo);
+	return rc;
+}
+
+int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t np, struct err *e)
+{
+	int rc = 0;
+	if (!(w->src = calloc(1, sizeof(struct held))))
+		return err_set(e, ERR_LIMIT, "out of memory");
+	/* The unit Watch charged stands for the first cgroup followed: each is charged here. */
+	watch_uncharge(es->reg, w, w->charged);
+	es->busy++;
+	for (size_t i = 0; rc == 0 && i < np; i++) {
+		struct ref tmpl = {.roles = p[i].roles, .base_len = strlen(p[i].rel), .top = true};
+		rc = follow(es, w, p[i].h, p[i].rel, p[i].fd, &tmpl, e) < 0 ? -1 : 0;
+		tmpl.top = false;
+		if (rc == 0 && w->subtree)
+			rc = follow_descendants(es, w, p[i].h, p[i].rel, &tmpl, e);
+	}
+	es->busy--;
+	if (rc < 0)
+		event_source_detach(es, w);
+	reap(es);
+	return rc;
+}
+
+static void unhold(struct event_source *es, struct node *n, const struct watch *w)
+{
+	for (size_t i = 0; i < n->nrefs; i++)
+		if (n->refs[i].w == w) {
+			n->refs[i] = n->refs[--n->nrefs];
+			break;
+		}
+	if (!n->nrefs)
+		node_release(es, n);
+}
+
+void event_source_detach(struct event_source *es, struct watch *w)
+{
+	struct held *hd = w->src;
+	if (!hd)
+		return;
+	for (size_t i = 0; i < hd->n; i++)
+		unhold(es, hd->v[i], w);
+	free(hd->v);
+	free(hd);
+	w->src = NULL;
+	reap(es);
+}
+
+/* --- what the kernel says --- */
+
+/* n is gone: each watch hears `removed` where it takes it; a watch whose own cgroup it was ends. */
+static void node_gone(struct event_source *es, struct node *n)
+{
+	size_t k = n->nrefs;
+	struct ref *refs = k ? malloc(k * sizeof(*refs)) : NULL;
+	if (k && !refs)
+		k = 0; /* out of memory: the watches keep a dead node, and end with their connection */
+	if (refs)
+		memcpy(refs, n->refs, k * sizeof(*refs));
+	es->busy++;
+	node_release(es, n);
+	for (size_t i = 0; i < k; i++) {
+		struct watch *w = refs[i].w;
+		struct held *hd = w->src;
+		emit(es, n, &refs[i], EV_REMOVED, 0);
+		for (size_t j = 0; j < hd->n; j++)
+			if (hd->v[j] == n) {
+				hd->v[j] = hd->v[--hd->n];
+				break;
+			}
+		watch_uncharge(es->reg, w, 1);
+	}
+	/* A watch ends with the cgroup it watched, in the hierarchy that reports its removal. */
+	for (size_t i = 0; i < k; i++)
+		if (refs[i].top && (refs[i].roles & EV_BIT(EV_REMOVED))) {
+			event_source_detach(es, refs[i].w);
+			watch_registry_remove(es->reg, refs[i].w);
+		}
+	free(refs);
+	es->busy--;
+}
+
+/* A new child cgroup of n: the subtree watches of n follow it and whatever is already beneath it. */
+static void node_child(struct event_source *es, struct node *n, const char *name)
+{
+	char rel[CGNAME_MAX];
+	if (skipped_child(name) ||
+	    (size_t)snprintf(rel, sizeof(rel), "%s%s%s", n->rel, *n->rel ? "/" : "", name) >= sizeof(rel))
+		return;
+	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, rel);
+	if (fd < 0)
+		return;
+	size_t k = n->nrefs;
+	for (size_t i = 0; i < k && i < n->nrefs && !n->dead; i++) {
+		struct ref tmpl = n->refs[i];
+		struct err e = {0};
+		if (!tmpl.w->subtree)
+			continue;
+		tmpl.top = false;
+		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);
+		if (r < 0 || (r == 0 && follow_descendants(es, tmpl.w, n->h, rel, &tmpl, &e) < 0)) {
+			log_info("watch %u of uid %u does not follow %s:/%s: %s", tmpl.w->id, (unsigned)tmpl.w->uid, n->h->name,
+			         rel, e.msg);
+			/* The subscriber hears that it misses events there. */
+			if (es->sink)
+				es->sink(es->sink_ctx, tmpl.w, tmpl.w->name, EV_LOST, 0, realtime_us());
+		}
+	}
+}
+
+/*
+ * The kernel's inotify queue overflowed: what it dropped is read again from every node, and a node whose cgroup
+ * went meanwhile is gone.
+ */
+static void resync(struct event_source *es)
+{
+	log_warn("the kernel dropped cgroup events (inotify queue overflow); every watched cgroup is read again");
+	for (struct node *n = es->nodes; n; n = n->next) {
+		if (n->dead)
+			continue;
+		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+			node_gone(es, n);
+			continue;
+		}
+		struct event_state after = n->st;
+		for (int f = NF_CGROUP_EVENTS; f < NF_COUNT; f++)
+			if (n->wd[f] >= 0)
+				read_file(fd, f, &after);
+		read_polled(fd, n, &after);
+		node_update(es, n, &after);
+	}
+}
+
+static void on_inotify(struct event_source *es, const struct inotify_event *ev)
+{
+	if (ev->mask & IN_Q_OVERFLOW) {
+		resync(es);
+		return;
+	}
+	struct wd_slot *s = wd_find(es, ev->wd);
+	if (!s || s->n->dead)
+		return;
+	struct node *n = s->n;
+	if (s->f == NF_DIR && (ev->mask & (IN_DELETE_SELF | IN_IGNORED))) {
+		node_gone(es, n);
+	} else if (ev->mask & IN_IGNORED) {
+		wd_drop(es, ev->wd); /* a file went with its controller; the directory reports the rest */
+		n->wd[s->f] = -1;
+	} else if (s->f == NF_DIR && (ev->mask & IN_CREATE) && (ev->mask & IN_ISDIR) && ev->len) {
+		node_child(es, n, ev->name);
+	} else if (ev->mask & IN_MODIFY) {
+		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+		struct event_state after = n->st;
+		if (fd < 0)
+			return; /* its removal is reported by the directory */
+		read_file(fd, s->f, &after);
+		node_update(es, n, &after);
+	}
+}
+
+/* A child of a watched parent was removed: the node of that name, if it is gone. */
+static void on_parent_event(struct event_source *es, const struct inotify_event *ev)
+{
+	struct parent_slot *p;
+	char rel[CGNAME_MAX];
+	if (ev->mask & IN_Q_OVERFLOW) {
+		resync(es);
+		return;
+	}
+	p = parent_find(es, ev->wd);
+	if (!p || !(ev->mask & IN_DELETE) || !ev->len ||
+	    (size_t)snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", ev->name) >= sizeof(rel))
+		return;
+	for (struct node *n = es->nodes; n; n = n->next)
+		if (!n->dead && n->h == p->h && strcmp(n->rel, rel) == 0) {
+			node_gone(es, n);
+			return; /* p may be gone with it */
+		}
+}
+
+/* Reads n's polled files again, oom_notices more OOMs counted; a cgroup removed (or made again) ends n. */
+static void refresh_polled(struct event_source *es, struct node *n, uint64_t oom_notices)
+{
+	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+		node_gone(es, n);
+		return;
+	}
+	struct event_state after = n->st;
+	if (oom_notices)
+		after.oom = (n->st.oom == EVENT_UNKNOWN ? 0 : n->st.oom) + oom_notices;
+	read_polled(fd, n, &after);
+	node_update(es, n, &after);
+}
+
+static void on_oom_eventfd(struct event_source *es, int efd)
+{
+	uint64_t count;
+	struct node *n = es->nodes;
+	while (n && (n->dead || n->oom_efd != efd))
+		n = n->next;
+	if (!n || read(efd, &count, sizeof(count)) != sizeof(count))
+		return;
+	/* The kernel also signals the eventfd when the cgroup is removed: refresh finds it gone. */
+	refresh_polled(es, n, count);
+}
+
+void event_source_process(struct event_source *es)
+{
+	char buf[READ_BUDGET] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct epoll_event evs[EPOLL_BATCH];
+	int k = epoll_wait(es->epfd, evs, EPOLL_BATCH, 0);
+	es->busy++;
+	for (int i = 0; i < k; i++) {
+		uint64_t key = evs[i].data.u64;
+		if (key != KEY_INOTIFY && key != KEY_PARENTS) {
+			on_oom_eventfd(es, (int)key);
+			continue;
+		}
+		ssize_t len = read(key == KEY_INOTIFY ? es->ifd : es->pfd, buf, sizeof(buf));
+		for (char *p = buf; len > 0 && p < buf + len;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			if (key == KEY_INOTIFY)
+				on_inotify(es, ev);
+			else
+				on_parent_event(es, ev);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	es->busy--;
+	reap(es);
+}
+
+bool event_source_wants_tick(const struct event_source *es)
+{
+	for (const struct node *n = es->nodes; n; n = n->next)
+		if (polled(n))
+			return true;
+	return false;
+}
+
+void event_source_tick(struct event_source *es)
+{
+	es->busy++;
+	for (struct node *n = es->nodes; n; n = n->next) {
+		if (polled(n))
+			refresh_polled(es, n, 0);
+	}
+	es->busy--;
+	reap(es);
+}
+
+void event_source_note_freezer(struct event_source *es, const struct hierarchy *h, const char *rel, bool frozen)
+{
+	es->busy++;
+	for (struct node *n = es->nodes; n; n = n->next) {
+		if (n->dead || n->h != h || strcmp(n->rel, rel) != 0)
+			continue;
+		struct event_state after = n->st;
+		after.frozen = frozen;
+		node_update(es, n, &after);
+	}
+	es->busy--;
+	reap(es);
+}

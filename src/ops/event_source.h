@@ -1,0 +1,55 @@
+/*
+ * The kernel side of the watches (ops/watch_registry.h): one node per cgroup directory followed, shared by the
+ * watches that follow it, each with what notifies of it. cgroup2 and v1 alike: the directory through inotify
+ * (IN_DELETE_SELF: removed; IN_CREATE: a new child for subtree watches), cgroup.events, memory.events and
+ * pids.events through inotify (IN_MODIFY: read again, compared with the last reading); v1's memory.oom_control
+ * through an eventfd registered in cgroup.event_control. What no file reports is checked once a second: a v1
+ * cgroup's tasks (emptiness without a release agent) and memory.oom_control's oom_kill count. Freezer v1
+ * transitions come from the daemon's own Freeze and Thaw (event_source_note_freezer).
+ *
+ * Everything the source waits on is in one epoll set (event_source_fd), which the serving loop watches; the
+ * events go to the sink, the transport's, which queues them for each subscriber.
+ */
+#pragma once
+#include <stdint.h>
+
+#include "cgfs/hierarchy.h"
+#include "ops/event_kind.h"
+#include "ops/watch_registry.h"
+
+struct event_source;
+
+/* One event for one watch: name as the subscriber named it (a descendant's beneath), time in CLOCK_REALTIME us. */
+typedef void (*event_sink_fn)(void *ctx, const struct watch *w, const char *name, enum event_kind k, uint64_t count,
+                              uint64_t time_us);
+
+struct event_source *event_source_new(struct watch_registry *reg, struct err *e);
+void event_source_free(struct event_source *es);
+void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx);
+/* Whether w may follow the descendant open at fd ("what" names it): one it may not read is not followed. */
+typedef bool (*event_may_follow_fn)(const struct watch *w, int fd, const char *what);
+void event_source_set_policy(struct event_source *es, event_may_follow_fn fn);
+/* Readable when something the source waits on has happened. */
+int event_source_fd(const struct event_source *es);
+/* Serves what is ready, at most a bounded amount per call (the rest makes the fd readable again). */
+void event_source_process(struct event_source *es);
+/* Whether some node needs the once-a-second check (event_source_tick). */
+bool event_source_wants_tick(const struct event_source *es);
+void event_source_tick(struct event_source *es);
+
+/* Where a watch follows its cgroup in one hierarchy, and the events it takes from there. */
+struct event_place {
+	struct hierarchy *h;
+	const char *rel; /* the cgroup, relative to h's root */
+	int fd;          /* the cgroup's directory */
+	unsigned roles;  /* EV_BIT()s taken from this hierarchy (EV_REMOVED only from the watch's primary one) */
+};
+/*
+ * Follows w's cgroup in each place (with w->subtree, its descendants too), each followed cgroup charged to w
+ * beyond the first. All or nothing: on failure (a cap, the kernel's inotify limit) w follows nothing.
+ */
+int event_source_attach(struct event_source *es, struct watch *w, const struct event_place *p, size_t n, struct err *e);
+/* w follows nothing any more (its units are the registry's to release). */
+void event_source_detach(struct event_source *es, struct watch *w);
+/* The daemon set a v1 freezer cgroup frozen or thawed, and the kernel reports it so. */
+void event_source_note_freezer(struct event_source *es, const struct hierarchy *h, const char *rel, bool frozen);
