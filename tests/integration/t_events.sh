@@ -299,3 +299,29 @@ for k in range(1, 2001):
 	end_pids "$pid" "$WATCH_PID"
 	stop_pid "$dpid"
 }
+
+# A subtree watch followed evpriv/secret while it was readable; root then made it private (0700, as a cgroup handed
+# to another user is) and made evpriv/secret/hidden beneath it. The subscriber may no longer list evpriv/secret, so
+# it must not learn the name of what is made there, as a Watch made now would not (review of issue 17).
+test_events_subtree_forgets_a_cgroup_made_private_later() {
+	delegate evpriv "$TEST_UID"
+	local out=$WORK/evpriv.out p1 p2 p3
+	watch_start "$out" "$TEST_UID" "" evpriv populated subtree
+	cgm_root new evpriv/secret >/dev/null
+	# The daemon follows it while it is readable: its populated event proves it.
+	p1=$(spawn_sleeper 0 evpriv/secret)
+	expect_event "$out" populated evpriv/secret
+	end_pids "$p1"
+	cgm_root chmod all evpriv/secret 0700 >/dev/null
+	expect_refused 'evpriv/secret.*read access to list it' cgm_as "$TEST_UID" "" ls evpriv/secret
+	cgm_root new evpriv/secret/hidden >/dev/null
+	p2=$(spawn_sleeper 0 evpriv/secret/hidden)
+	# A readable sibling made afterwards: once its event came, the daemon has read the hidden one too.
+	cgm_root new evpriv/open >/dev/null
+	p3=$(spawn_sleeper 0 evpriv/open)
+	expect_event "$out" populated evpriv/open
+	sleep 1.5
+	! grep -q 'evpriv/secret/hidden' "$out" ||
+		fail "the subscriber learnt the name of a cgroup beneath one it may not list: $(grep 'evpriv/secret/' "$out")"
+	end_pids "$p2" "$p3" "$WATCH_PID"
+}
