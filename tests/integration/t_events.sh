@@ -325,3 +325,36 @@ test_events_subtree_forgets_a_cgroup_made_private_later() {
 		fail "the subscriber learnt the name of a cgroup beneath one it may not list: $(grep 'evpriv/secret/' "$out")"
 	end_pids "$p2" "$p3" "$WATCH_PID"
 }
+
+# The cap per uid counts the user behind a user namespace, as the cap of connections does (cgmanager(8)
+# --max-connections-per-uid): the ids of a namespace TEST_UID made (mapped to 200000-200009, as newuidmap would
+# map its subordinate ids) are TEST_UID's account, else one user follows as many cgroups as it has subordinate
+# ids times the cap, and fills the cap of all clients together (--max-watches) that every other user shares.
+test_events_uid_cap_counts_the_user_behind_a_user_namespace() {
+	local dir=$WORK/evns sock=$WORK/evns/sock ns holder out
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/evns.log" --max-watches-per-uid 8
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/evns.log")"
+	cgm_root new evns >/dev/null
+	# TEST_UID fills its account.
+	run_as "$TEST_UID" "" /usr/bin/python3 "$WATCH_CLIENT" "$sock" many evns 100 1 >"$dir/host" 2>&1 &
+	holder=$!
+	SB_PIDS+=("$holder")
+	wait_until 30 grep -q '^error' "$dir/host" || fail "TEST_UID's watches were not capped: $(cat "$dir/host")"
+	grep -q "uid $TEST_UID follows .* cap of 8 per uid" "$dir/host" || fail "not TEST_UID's cap: $(cat "$dir/host")"
+	ns=$(spawn_as "$TEST_UID" "" unshare --user sleep 60)
+	wait_until 5 in_own_userns "$ns" || fail "pid $ns made no user namespace"
+	echo "0 200000 10" >"/proc/$ns/uid_map"
+	echo "0 200000 10" >"/proc/$ns/gid_map"
+	# The namespace's root (host uid 200000) finds that account full: not a single watch more.
+	run_as 0 "" nsenter -t "$ns" -U --setuid 0 --setgid 0 -- /usr/bin/python3 "$WATCH_CLIENT" "$sock" many evns 100 1 \
+		>"$dir/ns" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 30 grep -q '^error' "$dir/ns" || fail "the namespace's watches were not capped: $(cat "$dir/ns")"
+	expect_eq "$(head -1 "$dir/ns")" "0 ok" \
+		"watches of host uid 200000 in TEST_UID's user namespace while TEST_UID is at its cap ($(tail -1 "$dir/ns"))"
+	end_pids "$!"
+	end_pids "$holder" "$ns"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/evns.log")"
+}
