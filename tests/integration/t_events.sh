@@ -358,3 +358,26 @@ test_events_uid_cap_counts_the_user_behind_a_user_namespace() {
 	end_pids "$holder" "$ns"
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/evns.log")"
 }
+
+# pids_max tells what pids.events tells: a subscriber that may list the cgroup but not read that file (root made it
+# 0600, and GetValue refuses it) must not learn its counter through Watch either: Watch refuses the event, or no
+# pids_max comes.
+test_events_pids_max_needs_pids_events_readable() {
+	cgm_root new evpfile pids.limit=4 >/dev/null
+	cgm_root chmodfile "$PH" evpfile pids.events 0600 >/dev/null
+	expect_refused 'pids.events' cgm_as "$TEST_UID" "" getvalue "$PH" evpfile pids.events
+	local out=$WORK/evpfile.out
+	: >"$out"
+	: >"$out.err"
+	chown "$TEST_UID" "$out" "$out.err"
+	WATCH_PID=$(spawn_as "$TEST_UID" "" bash -c 'exec "$0" --socket "$1" --json watch evpfile pids_max >"$2" 2>"$2.err"' \
+		"$CGM" "$SOCK" "$out")
+	wait_until 10 grep -q . "$out.err" || fail "cgm watch said nothing: $(cat "$out.err")"
+	grep -q '^watching' "$out.err" || { end_pids "$WATCH_PID"; return 0; }
+	run_as 0 evpfile sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 2 & done 2>/dev/null; wait' || true
+	# v1's pids.events is read once a second.
+	sleep 2
+	! event_seen "$out" pids_max evpfile ||
+		fail "uid $TEST_UID, which may not read evpfile's pids.events, heard its count: $(cat "$out")"
+	end_pids "$WATCH_PID"
+}
