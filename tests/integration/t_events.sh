@@ -381,3 +381,29 @@ test_events_pids_max_needs_pids_events_readable() {
 		fail "uid $TEST_UID, which may not read evpfile's pids.events, heard its count: $(cat "$out")"
 	end_pids "$WATCH_PID"
 }
+
+# inotify watch descriptors the daemon holds (fdinfo of every fd), the kernel's count of what it follows.
+daemon_inotify_wds() { cat /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true; }
+
+# A subtree watch (root's, a supervisor's) of a cgroup delegated to TEST_UID: the user makes and removes a child
+# (and a grandchild) 2000 times as fast as mkdir and rmdir go. Each removed cgroup must leave the daemon: once the
+# churn is over and nothing is beneath the watched cgroup, the daemon holds as many inotify watches as it did
+# before, else each missed removal keeps a node (its inotify watches, a unit of the watch's account) for as long as
+# the watch lasts, and the watch stops following new cgroups at its cap.
+test_events_subtree_churn_leaves_no_inotify_watch_behind() {
+	delegate evchurn "$TEST_UID"
+	local out=$WORK/evchurn.out d wds0 wds1
+	d=$(sb_path "$(sb_hierarchies | head -1)")/evchurn
+	has_hierarchy unified && d=$(sb_path unified)/evchurn
+	watch_start "$out" 0 "" evchurn subtree
+	wds0=$(daemon_inotify_wds)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+d = sys.argv[1]
+for i in range(2000):
+    os.mkdir(d + "/c"); os.mkdir(d + "/c/g"); os.rmdir(d + "/c/g"); os.rmdir(d + "/c")
+' "$d"
+	wait_until 5 test "$(daemon_inotify_wds)" -le "$wds0" ||
+		fail "after 2000 children made and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
+	end_pids "$WATCH_PID"
+}
