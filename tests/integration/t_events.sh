@@ -407,3 +407,34 @@ for i in range(2000):
 		fail "after 2000 children made and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
 	end_pids "$WATCH_PID"
 }
+
+# A watch at its cap does not follow a new descendant, and says so in the daemon's log: but the user a cgroup is
+# delegated to makes children as fast as mkdir goes, so those lines are rate-limited as the acceptor's refusals
+# are, else any user floods the daemon's log (the journal, syslog) through its own watch. A daemon of this test's
+# own with a cap of 1 per connection: the watch's one unit is evflog itself, and 1000 children are refused.
+test_events_unfollowed_descendants_do_not_flood_the_log() {
+	local sock=$WORK/evflog.sock log=$WORK/evflog.log out=$WORK/evflog.out d n
+	daemon_spawn "$sock" "$log" --max-watches-per-connection 1
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$log")"
+	delegate evflog "$TEST_UID"
+	d=$(sb_path "$(sb_hierarchies | head -1)")/evflog
+	has_hierarchy unified && d=$(sb_path unified)/evflog
+	local SOCK=$sock
+	watch_start "$out" "$TEST_UID" "" evflog populated subtree
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(1000):
+    os.mkdir("%s/c%d" % (sys.argv[1], i))
+' "$d"
+	wait_until 10 test "$(grep -c '"event":"lost"' "$out")" -ge 1000 || true
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(1000):
+    os.rmdir("%s/c%d" % (sys.argv[1], i))
+' "$d"
+	n=$(grep -c 'does not follow' "$log" || true)
+	echo "measured: $n log lines for 1000 children not followed"
+	[ "$n" -le 10 ] || fail "$n lines in the daemon's log for one user's 1000 mkdirs: $(grep 'does not follow' "$log" | head -2)"
+	end_pids "$WATCH_PID"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+}
