@@ -426,7 +426,8 @@ import os, sys
 for i in range(1000):
     os.mkdir("%s/c%d" % (sys.argv[1], i))
 ' "$d"
-	wait_until 10 test "$(grep -c '"event":"lost"' "$out")" -ge 1000 || true
+	# The daemon reads the 1000 IN_CREATE notices in well under a second.
+	sleep 1
 	run_as "$TEST_UID" "" /usr/bin/python3 -c '
 import os, sys
 for i in range(1000):
