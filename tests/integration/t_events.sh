@@ -299,3 +299,143 @@ for k in range(1, 2001):
 	end_pids "$pid" "$WATCH_PID"
 	stop_pid "$dpid"
 }
+
+# A subtree watch followed evpriv/secret while it was readable; root then made it private (0700, as a cgroup handed
+# to another user is) and made evpriv/secret/hidden beneath it. The subscriber may no longer list evpriv/secret, so
+# it must not learn the name of what is made there, as a Watch made now would not (review of issue 17).
+test_events_subtree_forgets_a_cgroup_made_private_later() {
+	delegate evpriv "$TEST_UID"
+	local out=$WORK/evpriv.out p1 p2 p3
+	watch_start "$out" "$TEST_UID" "" evpriv populated subtree
+	cgm_root new evpriv/secret >/dev/null
+	# The daemon follows it while it is readable: its populated event proves it.
+	p1=$(spawn_sleeper 0 evpriv/secret)
+	expect_event "$out" populated evpriv/secret
+	end_pids "$p1"
+	cgm_root chmod all evpriv/secret 0700 >/dev/null
+	expect_refused 'evpriv/secret.*read access to list it' cgm_as "$TEST_UID" "" ls evpriv/secret
+	cgm_root new evpriv/secret/hidden >/dev/null
+	p2=$(spawn_sleeper 0 evpriv/secret/hidden)
+	# A readable sibling made afterwards: once its event came, the daemon has read the hidden one too.
+	cgm_root new evpriv/open >/dev/null
+	p3=$(spawn_sleeper 0 evpriv/open)
+	expect_event "$out" populated evpriv/open
+	sleep 1.5
+	! grep -q 'evpriv/secret/hidden' "$out" ||
+		fail "the subscriber learnt the name of a cgroup beneath one it may not list: $(grep 'evpriv/secret/' "$out")"
+	end_pids "$p2" "$p3" "$WATCH_PID"
+}
+
+# The cap per uid counts the user behind a user namespace, as the cap of connections does (cgmanager(8)
+# --max-connections-per-uid): the ids of a namespace TEST_UID made (mapped to 200000-200009, as newuidmap would
+# map its subordinate ids) are TEST_UID's account, else one user follows as many cgroups as it has subordinate
+# ids times the cap, and fills the cap of all clients together (--max-watches) that every other user shares.
+test_events_uid_cap_counts_the_user_behind_a_user_namespace() {
+	local dir=$WORK/evns sock=$WORK/evns/sock ns holder out
+	mkdir -p "$dir"
+	chmod 1777 "$dir"
+	daemon_spawn "$sock" "$WORK/evns.log" --max-watches-per-uid 8
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$WORK/evns.log")"
+	cgm_root new evns >/dev/null
+	# TEST_UID fills its account.
+	run_as "$TEST_UID" "" /usr/bin/python3 "$WATCH_CLIENT" "$sock" many evns 100 1 >"$dir/host" 2>&1 &
+	holder=$!
+	SB_PIDS+=("$holder")
+	wait_until 30 grep -q '^error' "$dir/host" || fail "TEST_UID's watches were not capped: $(cat "$dir/host")"
+	grep -q "uid $TEST_UID follows .* cap of 8 per uid" "$dir/host" || fail "not TEST_UID's cap: $(cat "$dir/host")"
+	ns=$(spawn_as "$TEST_UID" "" unshare --user sleep 60)
+	wait_until 5 in_own_userns "$ns" || fail "pid $ns made no user namespace"
+	echo "0 200000 10" >"/proc/$ns/uid_map"
+	echo "0 200000 10" >"/proc/$ns/gid_map"
+	# The namespace's root (host uid 200000) finds that account full: not a single watch more.
+	run_as 0 "" nsenter -t "$ns" -U --setuid 0 --setgid 0 -- /usr/bin/python3 "$WATCH_CLIENT" "$sock" many evns 100 1 \
+		>"$dir/ns" 2>&1 &
+	SB_PIDS+=("$!")
+	wait_until 30 grep -q '^error' "$dir/ns" || fail "the namespace's watches were not capped: $(cat "$dir/ns")"
+	expect_eq "$(head -1 "$dir/ns")" "0 ok" \
+		"watches of host uid 200000 in TEST_UID's user namespace while TEST_UID is at its cap ($(tail -1 "$dir/ns"))"
+	end_pids "$!"
+	end_pids "$holder" "$ns"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM; its log ends: $(tail -40 "$WORK/evns.log")"
+}
+
+# pids_max tells what pids.events tells: a subscriber that may list the cgroup but not read that file (root made it
+# 0600, and GetValue refuses it) must not learn its counter through Watch either: Watch refuses the event, or no
+# pids_max comes.
+test_events_pids_max_needs_pids_events_readable() {
+	cgm_root new evpfile pids.limit=4 >/dev/null
+	cgm_root chmodfile "$PH" evpfile pids.events 0600 >/dev/null
+	expect_refused 'pids.events' cgm_as "$TEST_UID" "" getvalue "$PH" evpfile pids.events
+	local out=$WORK/evpfile.out
+	: >"$out"
+	: >"$out.err"
+	chown "$TEST_UID" "$out" "$out.err"
+	WATCH_PID=$(spawn_as "$TEST_UID" "" bash -c 'exec "$0" --socket "$1" --json watch evpfile pids_max >"$2" 2>"$2.err"' \
+		"$CGM" "$SOCK" "$out")
+	wait_until 10 grep -q . "$out.err" || fail "cgm watch said nothing: $(cat "$out.err")"
+	grep -q '^watching' "$out.err" || { end_pids "$WATCH_PID"; return 0; }
+	run_as 0 evpfile sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 2 & done 2>/dev/null; wait' || true
+	# v1's pids.events is read once a second.
+	sleep 2
+	! event_seen "$out" pids_max evpfile ||
+		fail "uid $TEST_UID, which may not read evpfile's pids.events, heard its count: $(cat "$out")"
+	end_pids "$WATCH_PID"
+}
+
+# inotify watch descriptors the daemon holds (fdinfo of every fd), the kernel's count of what it follows.
+daemon_inotify_wds() { cat /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true; }
+
+# A subtree watch (root's, a supervisor's) of a cgroup delegated to TEST_UID: the user makes and removes a child
+# (and a grandchild) 2000 times as fast as mkdir and rmdir go. Each removed cgroup must leave the daemon: once the
+# churn is over and nothing is beneath the watched cgroup, the daemon holds as many inotify watches as it did
+# before, else each missed removal keeps a node (its inotify watches, a unit of the watch's account) for as long as
+# the watch lasts, and the watch stops following new cgroups at its cap.
+test_events_subtree_churn_leaves_no_inotify_watch_behind() {
+	delegate evchurn "$TEST_UID"
+	local out=$WORK/evchurn.out d wds0 wds1
+	d=$(sb_path "$(sb_hierarchies | head -1)")/evchurn
+	has_hierarchy unified && d=$(sb_path unified)/evchurn
+	watch_start "$out" 0 "" evchurn subtree
+	wds0=$(daemon_inotify_wds)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+d = sys.argv[1]
+for i in range(2000):
+    os.mkdir(d + "/c"); os.mkdir(d + "/c/g"); os.rmdir(d + "/c/g"); os.rmdir(d + "/c")
+' "$d"
+	wait_until 5 test "$(daemon_inotify_wds)" -le "$wds0" ||
+		fail "after 2000 children made and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
+	end_pids "$WATCH_PID"
+}
+
+# A watch at its cap does not follow a new descendant, and says so in the daemon's log: but the user a cgroup is
+# delegated to makes children as fast as mkdir goes, so those lines are rate-limited as the acceptor's refusals
+# are, else any user floods the daemon's log (the journal, syslog) through its own watch. A daemon of this test's
+# own with a cap of 1 per connection: the watch's one unit is evflog itself, and 1000 children are refused.
+test_events_unfollowed_descendants_do_not_flood_the_log() {
+	local sock=$WORK/evflog.sock log=$WORK/evflog.log out=$WORK/evflog.out d n
+	daemon_spawn "$sock" "$log" --max-watches-per-connection 1
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$log")"
+	delegate evflog "$TEST_UID"
+	d=$(sb_path "$(sb_hierarchies | head -1)")/evflog
+	has_hierarchy unified && d=$(sb_path unified)/evflog
+	local SOCK=$sock
+	watch_start "$out" "$TEST_UID" "" evflog populated subtree
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(1000):
+    os.mkdir("%s/c%d" % (sys.argv[1], i))
+' "$d"
+	# The daemon reads the 1000 IN_CREATE notices in well under a second.
+	sleep 1
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(1000):
+    os.rmdir("%s/c%d" % (sys.argv[1], i))
+' "$d"
+	n=$(grep -c 'does not follow' "$log" || true)
+	echo "measured: $n log lines for 1000 children not followed"
+	[ "$n" -le 10 ] || fail "$n lines in the daemon's log for one user's 1000 mkdirs: $(grep 'does not follow' "$log" | head -2)"
+	end_pids "$WATCH_PID"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+}
