@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "dbus/admission.h"
 #include "dbus/deferred.h"
 #include "ops/watch.h"
 #include "util/log.h"
@@ -109,7 +110,8 @@ void events_conn_gone(struct conn *c)
 	unsigned n = c->ops ? ops_unwatch_owner(c->ops, c) : 0;
 	if (n)
 		log_debug("client pid %d gone: its %u watches ended; uid %u now follows %u cgroups", (int)c->req.pid, n,
-		          (unsigned)c->req.cred.uid, watch_uid_units(watches_registry(c->ops->watches), c->req.cred.uid));
+		          (unsigned)c->req.cred.uid,
+		          watch_account_units(watches_registry(c->ops->watches), admission_account(c->slot)));
 	if (!s)
 		return;
 	for (unsigned i = 0; i < s->n; i++)

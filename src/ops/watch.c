@@ -124,8 +124,8 @@ static int resolve_all(struct ops *o, const struct requester *r, const char *nam
 	return 0;
 }
 
-int ops_watch(struct ops *o, const struct requester *r, const void *owner, const char *name, const char *const *events,
-              uint32_t *id, struct err *e)
+int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint64_t account, const char *name,
+              const char *const *events, uint32_t *id, struct err *e)
 {
 	struct target *t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*t));
 	struct event_place places[PROC_CGROUP_MAX];
@@ -151,7 +151,7 @@ int ops_watch(struct ops *o, const struct requester *r, const void *owner, const
 			continue;
 		places[np++] = (struct event_place){.h = &o->hs.h[i], .rel = t[i].rel, .fd = t[i].fd, .roles = roles};
 	}
-	struct watch *w = watch_registry_add(&o->watches->reg, owner, r->cred.uid, mask, subtree, name, e);
+	struct watch *w = watch_registry_add(&o->watches->reg, owner, r->cred.uid, account, mask, subtree, name, e);
 	if (!w)
 		goto out;
 	w->cred = &r->cred; /* the connection's, which outlives its watches */

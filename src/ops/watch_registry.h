@@ -1,8 +1,8 @@
 /*
  * The watches of Watch/Unwatch as bookkeeping only: ids, whose each is (the subscriber, an opaque owner; its
- * uid), what it asked for, and what it costs its accounts. A watch costs one unit per cgroup directory it
- * follows (the cgroup, and with subtree each descendant, in each hierarchy), charged against its connection,
- * its uid and the daemon as a whole, each with a cap (cgmanager(8), LIMITS). The kernel side of a watch is
+ * uid and account), what it asked for, and what it costs its accounts. A watch costs one unit per cgroup
+ * directory it follows (the cgroup, and with subtree each descendant, in each hierarchy), charged against its
+ * connection, its user's account and the daemon as a whole, each with a cap (cgmanager(8), LIMITS). The kernel side of a watch is
  * ops/event_source.h's. No I/O: unit-tested in tests/unit/test_events.c.
  */
 #pragma once
@@ -25,7 +25,8 @@ struct watch_limits {
 struct watch {
 	uint32_t id;
 	const void *owner; /* the subscriber; Event signals go there */
-	uid_t uid;
+	uid_t uid;          /* the subscriber's, for the log */
+	uint64_t account;   /* what the cap per uid counts: watch_registry_add */
 	unsigned mask; /* EV_BIT()s of ops/event_kind.h */
 	bool subtree;
 	char *name;              /* as the subscriber named the cgroup */
@@ -35,9 +36,9 @@ struct watch {
 	struct watch *prev, *next;
 };
 
-/* The count of one owner or one uid. */
+/* The count of one owner or one account. */
 struct watch_account {
-	uintptr_t key;
+	uint64_t key;
 	unsigned n;
 };
 
@@ -46,16 +47,21 @@ struct watch_registry {
 	struct watch *head;
 	uint32_t last_id;
 	unsigned total;
-	struct watch_account *owners, *uids;
-	size_t n_owners, n_uids;
+	struct watch_account *owners, *accounts;
+	size_t n_owners, n_accounts;
 };
 
 void watch_registry_init(struct watch_registry *reg);
 /* Every watch freed (the source's parts must be gone). */
 void watch_registry_free(struct watch_registry *reg);
-/* A new watch charged one unit; ERR_LIMIT, naming the cap, when an account is full. */
-struct watch *watch_registry_add(struct watch_registry *reg, const void *owner, uid_t uid, unsigned mask, bool subtree,
-                                 const char *name, struct err *e);
+/*
+ * A new watch charged one unit; ERR_LIMIT, naming the cap, when an account is full. account is the one the
+ * daemon charges the subscriber's connections to (dbus/admission.h's admission_account): its uid, the uid of
+ * the user who made the user namespace it is in (so that a user's subordinate uids share its cap), or, above
+ * 2^32, a user namespace root made (a container).
+ */
+struct watch *watch_registry_add(struct watch_registry *reg, const void *owner, uid_t uid, uint64_t account,
+                                 unsigned mask, bool subtree, const char *name, struct err *e);
 /* n more units for w, all or none. */
 int watch_charge(struct watch_registry *reg, struct watch *w, unsigned n, struct err *e);
 void watch_uncharge(struct watch_registry *reg, struct watch *w, unsigned n);
@@ -63,6 +69,6 @@ void watch_uncharge(struct watch_registry *reg, struct watch *w, unsigned n);
 struct watch *watch_registry_find(const struct watch_registry *reg, const void *owner, uint32_t id);
 /* Unlinks, uncharges and frees w. */
 void watch_registry_remove(struct watch_registry *reg, struct watch *w);
-/* Units charged to an owner, to a uid (for tests and the debug log). */
+/* Units charged to an owner, to an account (for tests and the debug log). */
 unsigned watch_owner_units(const struct watch_registry *reg, const void *owner);
-unsigned watch_uid_units(const struct watch_registry *reg, uid_t uid);
+unsigned watch_account_units(const struct watch_registry *reg, uint64_t account);

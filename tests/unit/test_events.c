@@ -59,22 +59,29 @@ static void test_caps(void)
 	int owner1, owner2, owner3;
 	watch_registry_init(&reg);
 	reg.limits = (struct watch_limits){.per_conn = 3, .per_uid = 5, .total = 7};
-	struct watch *w1 = watch_registry_add(&reg, &owner1, 1000, 1, false, "a", &e);
+	struct watch *w1 = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "a", &e);
 	CHECK(w1 && w1->id && watch_charge(&reg, w1, 2, &e) == 0);
 	/* The connection's cap: a fourth unit is refused, and names the cap. */
-	CHECK(!watch_registry_add(&reg, &owner1, 1000, 1, false, "b", &e) && e.kind == ERR_LIMIT &&
+	CHECK(!watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "b", &e) && e.kind == ERR_LIMIT &&
 	      strstr(e.msg, "cap of 3"));
-	struct watch *w2 = watch_registry_add(&reg, &owner2, 1000, 1, false, "b", &e);
+	struct watch *w2 = watch_registry_add(&reg, &owner2, 1000, 1000, 1, false, "b", &e);
 	CHECK(w2 && w2->id != w1->id && watch_charge(&reg, w2, 1, &e) == 0);
 	/* The uid's cap across connections. */
 	CHECK(watch_charge(&reg, w2, 1, &e) < 0 && strstr(e.msg, "uid 1000") && strstr(e.msg, "per uid"));
-	struct watch *w3 = watch_registry_add(&reg, &owner3, 2000, 1, false, "c", &e);
-	CHECK(w3 && watch_uid_units(&reg, 1000) == 5 && watch_owner_units(&reg, &owner2) == 2);
+	/* A subordinate uid of uid 1000's user namespace is charged to 1000's account, and finds it full. */
+	int owner4;
+	CHECK(!watch_registry_add(&reg, &owner4, 200000, 1000, 1, false, "d", &e) && strstr(e.msg, "uid 1000 follows"));
+	/* A container root made has an account of its own. */
+	struct watch *w4 = watch_registry_add(&reg, &owner4, 200000, (1ULL << 32) | 4026531837ULL, 1, false, "d", &e);
+	CHECK(w4 && watch_account_units(&reg, (1ULL << 32) | 4026531837ULL) == 1 && watch_account_units(&reg, 1000) == 5);
+	watch_registry_remove(&reg, w4);
+	struct watch *w3 = watch_registry_add(&reg, &owner3, 2000, 2000, 1, false, "c", &e);
+	CHECK(w3 && watch_account_units(&reg, 1000) == 5 && watch_owner_units(&reg, &owner2) == 2);
 	/* The daemon's cap. */
 	CHECK(watch_charge(&reg, w3, 2, &e) < 0 && strstr(e.msg, "cap of 7"));
 	CHECK(watch_registry_find(&reg, &owner1, w1->id) == w1 && !watch_registry_find(&reg, &owner2, w1->id));
 	watch_registry_remove(&reg, w1);
-	CHECK(watch_owner_units(&reg, &owner1) == 0 && watch_uid_units(&reg, 1000) == 2 && reg.total == 3);
+	CHECK(watch_owner_units(&reg, &owner1) == 0 && watch_account_units(&reg, 1000) == 2 && reg.total == 3);
 	watch_registry_free(&reg);
 	CHECK(reg.total == 0 && !reg.head);
 }
