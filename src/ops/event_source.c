@@ -26,6 +26,8 @@
 /* The epoll keys of the two inotify fds; an eventfd's key is its fd number. */
 #define KEY_INOTIFY UINT64_MAX
 #define KEY_PARENTS (UINT64_MAX - 1)
+/* How often a descendant a watch does not follow is logged at most (the rest are counted): any user makes them. */
+#define UNFOLLOWED_LOG_USEC (10ULL * 1000000ULL)
 
 enum node_file { NF_DIR, NF_CGROUP_EVENTS, NF_MEMORY_EVENTS, NF_PIDS_EVENTS, NF_COUNT };
 static const char *const file_name[NF_COUNT] = {"", "cgroup.events", "memory.events", "pids.events"};
@@ -92,13 +94,19 @@ struct event_source {
 	void *sink_ctx;
 	event_may_follow_fn may_follow;
 	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
+	struct log_limit unfollowed; /* descendants not followed, of every watch */
 };
+
+static uint64_t clock_us(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static uint64_t realtime_us(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return clock_us(CLOCK_REALTIME);
 }
 
 /* --- inotify watch descriptors, by number --- */
@@ -674,8 +682,11 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 		tmpl.top = false;
 		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);
 		if (r < 0 || (r == 0 && follow_descendants(es, tmpl.w, n->h, rel, &tmpl, &e) < 0)) {
-			log_info("watch %u of uid %u does not follow %s:/%s: %s", tmpl.w->id, (unsigned)tmpl.w->uid, n->h->name,
-			         rel, e.msg);
+			unsigned times;
+			if (log_limit_pass(&es->unfollowed, clock_us(CLOCK_MONOTONIC), UNFOLLOWED_LOG_USEC, &times))
+				log_info("watch %u of uid %u does not follow %s:/%s: %s (%u descendant(s) not followed by "
+				         "watches since the last such line)",
+				         tmpl.w->id, (unsigned)tmpl.w->uid, n->h->name, rel, e.msg, times);
 			/* The subscriber hears that it misses events there. */
 			if (es->sink)
 				es->sink(es->sink_ctx, tmpl.w, tmpl.w->name, EV_LOST, 0, realtime_us());
