@@ -433,14 +433,27 @@ static struct node *node_find(struct event_source *es, const struct hierarchy *h
 	return NULL;
 }
 
-/* The node of the cgroup open at fd, made (and its files watched) if none follows it yet. */
-static struct node *node_get(struct event_source *es, struct hierarchy *h, const char *rel, int fd, struct err *e)
+/* Whether rel in h is still the directory of inode ino: not removed, nor removed and made again. */
+static bool still_there(const struct hierarchy *h, const char *rel, ino_t ino)
+{
+	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == ino;
+}
+
+/*
+ * The node of the cgroup open at fd, made (and its files watched) if none follows it yet. NULL with *gone set
+ * (e untouched) when the cgroup was removed before its parent was watched: no removal would ever be reported.
+ */
+static struct node *node_get(struct event_source *es, struct hierarchy *h, const char *rel, int fd, bool *gone,
+                             struct err *e)
 {
 	char what[CGNAME_MAX + 64];
 	struct stat st;
 	struct node *n;
 	int r = 0;
 
+	*gone = false;
 	if (fstat(fd, &st) < 0) {
 		err_errno(e, errno, "cannot stat %s:/%s", h->name, rel);
 		return NULL;
@@ -474,6 +487,12 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 	}
 	if (r == 0)
 		r = parent_hold(es, n, e);
+	/* Its removal from here on is reported (IN_DELETE to the parent); one before, only seen here. */
+	*gone = r == 0 && !still_there(h, rel, n->ino);
+	if (*gone) {
+		node_release(es, n);
+		return NULL;
+	}
 	if (r == 0 && !h->unified)
 		r = watch_oom_control(es, fd, n, e, what);
 	if (r == 0)
@@ -514,9 +533,12 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	/* Watch checked the watched cgroup itself; a descendant the subscriber may not read is left out. */
 	if (!tmpl->top && es->may_follow && !es->may_follow(w, fd, what))
 		return 1;
-	struct node *n = node_get(es, h, rel, fd, e);
+	bool gone;
+	struct node *n = node_get(es, h, rel, fd, &gone, e);
+	if (!n && gone && tmpl->top)
+		return err_set(e, ERR_NOT_FOUND, "%s was removed while the watch was being set up", what);
 	if (!n)
-		return -1;
+		return gone ? 1 : -1;
 	if (holds(n, w))
 		return 1;
 	struct ref *refs = realloc(n->refs, (n->nrefs + 1) * sizeof(*refs));
@@ -746,10 +768,15 @@ static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 	}
 }
 
-/* A child of a watched parent was removed: the node of that name, if it is gone. */
+/*
+ * A child of a watched parent was removed: every node of that name that is not the directory there now is
+ * gone. More than one may be: a child removed and made again faster than the notices are read leaves a node of
+ * each generation followed, and one left behind would hold its inotify watches until the watch ends.
+ */
 static void on_parent_event(struct event_source *es, const struct inotify_event *ev)
 {
 	struct parent_slot *p;
+	struct hierarchy *h;
 	char rel[CGNAME_MAX];
 	if (ev->mask & IN_Q_OVERFLOW) {
 		resync(es);
@@ -759,11 +786,10 @@ static void on_parent_event(struct event_source *es, const struct inotify_event 
 	if (!p || !(ev->mask & IN_DELETE) || !ev->len ||
 	    (size_t)snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", ev->name) >= sizeof(rel))
 		return;
+	h = p->h; /* p may go with the nodes */
 	for (struct node *n = es->nodes; n; n = n->next)
-		if (!n->dead && n->h == p->h && strcmp(n->rel, rel) == 0) {
+		if (!n->dead && n->h == h && strcmp(n->rel, rel) == 0 && !still_there(h, rel, n->ino))
 			node_gone(es, n);
-			return; /* p may be gone with it */
-		}
 }
 
 /* Reads n's polled files again, oom_notices more OOMs counted; a cgroup removed (or made again) ends n. */
