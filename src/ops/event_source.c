@@ -40,6 +40,7 @@ struct ref {
 	unsigned roles;
 	size_t base_len; /* the length of the watched cgroup's rel in this hierarchy */
 	bool top;        /* the watched cgroup itself, not a descendant */
+	bool listed;     /* the subscriber could list the way down to it when last asked (may_list_down_to) */
 };
 
 struct node {
@@ -92,7 +93,7 @@ struct event_source {
 	struct parent_slot *parents[WD_BUCKETS];
 	event_sink_fn sink;
 	void *sink_ctx;
-	event_may_follow_fn may_follow;
+	event_may_list_fn may_list;
 	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
 	struct log_limit unfollowed; /* descendants not followed, of every watch */
 };
@@ -298,9 +299,9 @@ void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx)
 	es->sink_ctx = ctx;
 }
 
-void event_source_set_policy(struct event_source *es, event_may_follow_fn fn)
+void event_source_set_policy(struct event_source *es, event_may_list_fn fn)
 {
-	es->may_follow = fn;
+	es->may_list = fn;
 }
 
 int event_source_fd(const struct event_source *es)
@@ -324,24 +325,75 @@ static void event_name(const struct node *n, const struct ref *r, char *out, siz
 		snprintf(out, len, "%s/%s", r->w->name, below);
 }
 
+static bool takes(const struct ref *r, enum event_kind k)
+{
+	return r->roles & r->w->mask & EV_BIT(k);
+}
+
 static void emit(struct event_source *es, const struct node *n, const struct ref *r, enum event_kind k, uint64_t count)
 {
 	char name[2 * CGNAME_MAX];
-	if (!es->sink || !(r->roles & r->w->mask & EV_BIT(k)))
+	if (!es->sink || !takes(r, k))
 		return;
 	event_name(n, r, name, sizeof(name));
 	es->sink(es->sink_ctx, r->w, name, k, count, realtime_us());
 }
 
-/* n's files were read again into after: what changed goes to each watch that takes it. */
+/* Whether r's subscriber may list the cgroup rel of h now: 1, 0, or -1 when it is gone (or not of inode ino). */
+static int may_list_now(struct event_source *es, const struct ref *r, const struct hierarchy *h, const char *rel,
+                        ino_t ino)
+{
+	char what[CGNAME_MAX + 64];
+	struct stat st;
+	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
+	if (fd < 0 || fstat(fd, &st) < 0 || (ino && st.st_ino != ino))
+		return -1;
+	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
+	return es->may_list(r->w, &st, what) ? 1 : 0;
+}
+
+/*
+ * Whether r's subscriber may now list every cgroup from the one it watched down to the first len bytes of n's
+ * rel (n itself when that is all of it), as a Watch of that cgroup would need; the name of each is in the
+ * event, and the event tells what the last one's files say. 1, 0, or -1 when one of them is gone.
+ */
+static int may_list_down_to(struct event_source *es, const struct node *n, const struct ref *r, size_t len)
+{
+	char rel[CGNAME_MAX];
+	size_t at = r->base_len; /* the end of the cgroup asked about */
+	if (!es->may_list)
+		return 1;
+	snprintf(rel, sizeof(rel), "%.*s", (int)len, n->rel);
+	for (;;) {
+		char c = rel[at];
+		rel[at] = '\0';
+		int v = may_list_now(es, r, n->h, rel, at == strlen(n->rel) ? n->ino : 0);
+		rel[at] = c;
+		if (v <= 0 || at >= len)
+			return v;
+		const char *slash = strchr(rel + at + 1, '/');
+		at = slash ? (size_t)(slash - rel) : len;
+	}
+}
+
+/* n's files were read again into after: what changed goes to each watch that takes it and may be told of it. */
 static void node_update(struct event_source *es, struct node *n, const struct event_state *after)
 {
 	struct event_change ch[EV_KINDS];
 	size_t k = event_state_changes(&n->st, after, ch);
 	n->st = *after;
-	for (size_t i = 0; i < k; i++)
-		for (size_t j = 0; j < n->nrefs; j++)
-			emit(es, n, &n->refs[j], ch[i].kind, ch[i].count);
+	for (size_t j = 0; j < n->nrefs && k; j++) {
+		struct ref *r = &n->refs[j];
+		int listed = -2; /* not asked yet: most changes are of events a watch does not take */
+		for (size_t i = 0; i < k; i++) {
+			if (!takes(r, ch[i].kind))
+				continue;
+			if (listed == -2 && (listed = may_list_down_to(es, n, r, strlen(n->rel))) >= 0)
+				r->listed = listed;
+			if (listed == 1)
+				emit(es, n, r, ch[i].kind, ch[i].count);
+		}
+	}
 }
 
 static void read_file(int fd, enum node_file f, struct event_state *st)
@@ -530,8 +582,9 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 {
 	char what[CGNAME_MAX + 64];
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
-	/* Watch checked the watched cgroup itself; a descendant the subscriber may not read is left out. */
-	if (!tmpl->top && es->may_follow && !es->may_follow(w, fd, what))
+	/* Watch checked the watched cgroup itself; a descendant the subscriber may not list is left out. */
+	struct stat st;
+	if (!tmpl->top && es->may_list && (fstat(fd, &st) < 0 || !es->may_list(w, &st, what)))
 		return 1;
 	bool gone;
 	struct node *n = node_get(es, h, rel, fd, &gone, e);
@@ -557,6 +610,7 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	}
 	n->refs[n->nrefs++] = *tmpl;
 	n->refs[n->nrefs - 1].w = w;
+	n->refs[n->nrefs - 1].listed = true;
 	if (!h->unified && (tmpl->roles & (EV_BIT(EV_POPULATED) | EV_BIT(EV_EMPTY))) && !n->poll_populated) {
 		n->poll_populated = true;
 		int p = cgtree_populated(fd, false);
@@ -653,6 +707,20 @@ void event_source_detach(struct event_source *es, struct watch *w)
 
 /* --- what the kernel says --- */
 
+/*
+ * Whether r's subscriber may hear that the descendant n was removed: whether it may list its parent, in which
+ * its name was, and the way down to it. Where that is gone too (a tree removed at once), what was found the last
+ * time it was asked. The watched cgroup's own removal is always told: the watch ends with it.
+ */
+static bool may_tell_removed(struct event_source *es, const struct node *n, const struct ref *r)
+{
+	if (r->top || !takes(r, EV_REMOVED))
+		return true;
+	const char *slash = strrchr(n->rel, '/');
+	int v = may_list_down_to(es, n, r, slash ? (size_t)(slash - n->rel) : 0);
+	return v < 0 ? r->listed : v == 1;
+}
+
 /* n is gone: each watch hears `removed` where it takes it; a watch whose own cgroup it was ends. */
 static void node_gone(struct event_source *es, struct node *n)
 {
@@ -667,7 +735,8 @@ static void node_gone(struct event_source *es, struct node *n)
 	for (size_t i = 0; i < k; i++) {
 		struct watch *w = refs[i].w;
 		struct held *hd = w->src;
-		emit(es, n, &refs[i], EV_REMOVED, 0);
+		if (may_tell_removed(es, n, &refs[i]))
+			emit(es, n, &refs[i], EV_REMOVED, 0);
 		for (size_t j = 0; j < hd->n; j++)
 			if (hd->v[j] == n) {
 				hd->v[j] = hd->v[--hd->n];
@@ -699,7 +768,8 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 	for (size_t i = 0; i < k && i < n->nrefs && !n->dead; i++) {
 		struct ref tmpl = n->refs[i];
 		struct err e = {0};
-		if (!tmpl.w->subtree)
+		/* Nothing beneath a cgroup the subscriber may not list now is followed: its names would be told. */
+		if (!tmpl.w->subtree || may_list_down_to(es, n, &n->refs[i], strlen(n->rel)) != 1)
 			continue;
 		tmpl.top = false;
 		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);

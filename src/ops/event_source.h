@@ -12,6 +12,7 @@
  */
 #pragma once
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "cgfs/hierarchy.h"
 #include "ops/event_kind.h"
@@ -26,9 +27,13 @@ typedef void (*event_sink_fn)(void *ctx, const struct watch *w, const char *name
 struct event_source *event_source_new(struct watch_registry *reg, struct err *e);
 void event_source_free(struct event_source *es);
 void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx);
-/* Whether w may follow the descendant open at fd ("what" names it): one it may not read is not followed. */
-typedef bool (*event_may_follow_fn)(const struct watch *w, int fd, const char *what);
-void event_source_set_policy(struct event_source *es, event_may_follow_fn fn);
+/*
+ * Whether w's subscriber may now list the cgroup directory of that stat ("what" names it), as Watch needs. Asked
+ * when a descendant would be followed and when an event is to be sent, of every cgroup from the watched one down
+ * to the event's: a cgroup made private after it was followed is not told of, nor is anything beneath it.
+ */
+typedef bool (*event_may_list_fn)(const struct watch *w, const struct stat *st, const char *what);
+void event_source_set_policy(struct event_source *es, event_may_list_fn fn);
 /* Readable when something the source waits on has happened. */
 int event_source_fd(const struct event_source *es);
 /* Serves what is ready, at most a bounded amount per call (the rest makes the fd readable again). */

@@ -12,15 +12,12 @@ struct watches {
 	struct event_source *src;
 };
 
-/* A descendant is followed under the rule of Watch itself: the subscriber must be able to list it. */
-static bool may_follow(const struct watch *w, int fd, const char *what)
+/* A descendant is followed, and an event told, under the rule of Watch itself: the subscriber may list it now. */
+static bool may_list(const struct watch *w, const struct stat *st, const char *what)
 {
-	struct stat st;
 	char why[POLICY_WHY_MAX];
-	if (!w->cred || fstat(fd, &st) < 0)
-		return false;
-	struct owner own = {.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
-	return policy_may_list(w->cred, &own, what, why);
+	struct owner own = {.uid = st->st_uid, .gid = st->st_gid, .mode = st->st_mode};
+	return w->cred && policy_may_list(w->cred, &own, what, why);
 }
 
 struct watches *watches_new(struct err *e)
@@ -35,7 +32,7 @@ struct watches *watches_new(struct err *e)
 		free(ws);
 		return NULL;
 	}
-	event_source_set_policy(ws->src, may_follow);
+	event_source_set_policy(ws->src, may_list);
 	return ws;
 }
 
