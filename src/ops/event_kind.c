@@ -14,6 +14,15 @@ const char *event_word(enum event_kind k)
 	return k < EV_KINDS ? words[k] : "?";
 }
 
+const char *event_counter_file(enum event_kind k, bool unified)
+{
+	if (k == EV_PIDS_MAX)
+		return "pids.events";
+	if (!(EV_COUNTED & EV_BIT(k)))
+		return NULL;
+	return unified ? "memory.events" : "memory.oom_control";
+}
+
 int event_mask_parse(const char *const *w, unsigned *mask, bool *subtree, struct err *e)
 {
 	*mask = 0;

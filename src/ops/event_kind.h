@@ -31,6 +31,11 @@ enum event_kind {
 
 const char *event_word(enum event_kind k);
 /*
+ * The file an EV_COUNTED event's count is read from (cgroup2's memory.events and pids.events; v1's
+ * memory.oom_control and pids.events): who may not read it is not told of the event. NULL for the others.
+ */
+const char *event_counter_file(enum event_kind k, bool unified);
+/*
  * The mask of Watch's event words (empty: every event); "subtree" sets *subtree. Refused: an unknown word
  * or "lost".
  */

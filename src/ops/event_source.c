@@ -93,7 +93,7 @@ struct event_source {
 	struct parent_slot *parents[WD_BUCKETS];
 	event_sink_fn sink;
 	void *sink_ctx;
-	event_may_list_fn may_list;
+	event_may_fn may;
 	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
 	struct log_limit unfollowed; /* descendants not followed, of every watch */
 };
@@ -299,9 +299,9 @@ void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx)
 	es->sink_ctx = ctx;
 }
 
-void event_source_set_policy(struct event_source *es, event_may_list_fn fn)
+void event_source_set_policy(struct event_source *es, event_may_fn fn)
 {
-	es->may_list = fn;
+	es->may = fn;
 }
 
 int event_source_fd(const struct event_source *es)
@@ -349,7 +349,7 @@ static int may_list_now(struct event_source *es, const struct ref *r, const stru
 	if (fd < 0 || fstat(fd, &st) < 0 || (ino && st.st_ino != ino))
 		return -1;
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
-	return es->may_list(r->w, &st, what) ? 1 : 0;
+	return es->may(r->w, &st, EVR_LIST, what) ? 1 : 0;
 }
 
 /*
@@ -361,7 +361,7 @@ static int may_list_down_to(struct event_source *es, const struct node *n, const
 {
 	char rel[CGNAME_MAX];
 	size_t at = r->base_len; /* the end of the cgroup asked about */
-	if (!es->may_list)
+	if (!es->may)
 		return 1;
 	snprintf(rel, sizeof(rel), "%.*s", (int)len, n->rel);
 	for (;;) {
@@ -374,6 +374,21 @@ static int may_list_down_to(struct event_source *es, const struct node *n, const
 		const char *slash = strchr(rel + at + 1, '/');
 		at = slash ? (size_t)(slash - rel) : len;
 	}
+}
+
+/* Whether r's subscriber may read now the file n's event k counts in (GetValue's rule); true for uncounted events. */
+static bool may_read_count(struct event_source *es, const struct node *n, const struct ref *r, enum event_kind k)
+{
+	const char *file = event_counter_file(k, n->h->unified);
+	char what[CGNAME_MAX + 128];
+	struct stat st;
+	if (!file || !es->may)
+		return true;
+	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
+	if (fd < 0 || cgdir_stat(fd, file, &st) < 0)
+		return false;
+	snprintf(what, sizeof(what), "%s:/%s %s", n->h->name, n->rel, file);
+	return es->may(r->w, &st, EVR_READ, what);
 }
 
 /* n's files were read again into after: what changed goes to each watch that takes it and may be told of it. */
@@ -390,7 +405,7 @@ static void node_update(struct event_source *es, struct node *n, const struct ev
 				continue;
 			if (listed == -2 && (listed = may_list_down_to(es, n, r, strlen(n->rel))) >= 0)
 				r->listed = listed;
-			if (listed == 1)
+			if (listed == 1 && may_read_count(es, n, r, ch[i].kind))
 				emit(es, n, r, ch[i].kind, ch[i].count);
 		}
 	}
@@ -584,7 +599,7 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
 	/* Watch checked the watched cgroup itself; a descendant the subscriber may not list is left out. */
 	struct stat st;
-	if (!tmpl->top && es->may_list && (fstat(fd, &st) < 0 || !es->may_list(w, &st, what)))
+	if (!tmpl->top && es->may && (fstat(fd, &st) < 0 || !es->may(w, &st, EVR_LIST, what)))
 		return 1;
 	bool gone;
 	struct node *n = node_get(es, h, rel, fd, &gone, e);

@@ -27,13 +27,19 @@ typedef void (*event_sink_fn)(void *ctx, const struct watch *w, const char *name
 struct event_source *event_source_new(struct watch_registry *reg, struct err *e);
 void event_source_free(struct event_source *es);
 void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx);
+/* What a subscriber needs over a directory or file to be told what it says. */
+enum event_right {
+	EVR_LIST, /* a cgroup's directory, as Watch needs */
+	EVR_READ, /* a file an event's count is read from (event_counter_file), as GetValue needs */
+};
 /*
- * Whether w's subscriber may now list the cgroup directory of that stat ("what" names it), as Watch needs. Asked
+ * Whether w's subscriber has that right now over the directory or file of that stat ("what" names it). Asked
  * when a descendant would be followed and when an event is to be sent, of every cgroup from the watched one down
- * to the event's: a cgroup made private after it was followed is not told of, nor is anything beneath it.
+ * to the event's (a cgroup made private after it was followed is not told of, nor is anything beneath it), and
+ * of the file of a counted event.
  */
-typedef bool (*event_may_list_fn)(const struct watch *w, const struct stat *st, const char *what);
-void event_source_set_policy(struct event_source *es, event_may_list_fn fn);
+typedef bool (*event_may_fn)(const struct watch *w, const struct stat *st, enum event_right right, const char *what);
+void event_source_set_policy(struct event_source *es, event_may_fn fn);
 /* Readable when something the source waits on has happened. */
 int event_source_fd(const struct event_source *es);
 /* Serves what is ready, at most a bounded amount per call (the rest makes the fd readable again). */

@@ -1,9 +1,11 @@
 #include "ops/watch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgfs/cgdir.h"
 #include "ops/key_api.h"
 #include "ops/target.h"
 
@@ -12,12 +14,17 @@ struct watches {
 	struct event_source *src;
 };
 
-/* A descendant is followed, and an event told, under the rule of Watch itself: the subscriber may list it now. */
-static bool may_list(const struct watch *w, const struct stat *st, const char *what)
+/*
+ * A descendant is followed, and an event told, under the rule of Watch itself (the subscriber may list the cgroup
+ * now), and a count under GetValue's (it may read the file now).
+ */
+static bool may(const struct watch *w, const struct stat *st, enum event_right right, const char *what)
 {
 	char why[POLICY_WHY_MAX];
 	struct owner own = {.uid = st->st_uid, .gid = st->st_gid, .mode = st->st_mode};
-	return w->cred && policy_may_list(w->cred, &own, what, why);
+	if (!w->cred)
+		return false;
+	return right == EVR_LIST ? policy_may_list(w->cred, &own, what, why) : policy_may_read(w->cred, &own, what, why);
 }
 
 struct watches *watches_new(struct err *e)
@@ -32,7 +39,7 @@ struct watches *watches_new(struct err *e)
 		free(ws);
 		return NULL;
 	}
-	event_source_set_policy(ws->src, may_list);
+	event_source_set_policy(ws->src, may);
 	return ws;
 }
 
@@ -121,6 +128,36 @@ static int resolve_all(struct ops *o, const struct requester *r, const char *nam
 	return 0;
 }
 
+/* Whether events names an event, not only the option subtree. */
+static bool names_events(const char *const *events)
+{
+	for (size_t i = 0; events && events[i]; i++)
+		if (strcmp(events[i], "subtree") != 0)
+			return true;
+	return false;
+}
+
+/*
+ * A counted event asked for by name whose count is in a file of t the requester may not read is refused, as
+ * GetValue of that file is. Asked for by no name (every event), it is only not sent: the source asks each time.
+ */
+static int may_read_counts(const struct requester *r, const struct target *t, const struct hierarchy *h,
+                           unsigned roles, struct err *e)
+{
+	for (enum event_kind k = 0; k < EV_LOST; k++) {
+		const char *file = event_counter_file(k, h->unified);
+		char what[WHAT_MAX + 64], why[POLICY_WHY_MAX];
+		struct stat st;
+		if (!file || !(roles & EV_BIT(k)) || cgdir_stat(t->fd, file, &st) < 0)
+			continue;
+		struct owner own = {.uid = st.st_uid, .gid = st.st_gid, .mode = st.st_mode};
+		snprintf(what, sizeof(what), "%s %s", t->what, file);
+		if (!policy_may_read(&r->cred, &own, what, why))
+			return err_set(e, ERR_ACCESS, "%s; so you may not watch %s, which tells its count", why, event_word(k));
+	}
+	return 0;
+}
+
 int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint64_t account, const char *name,
               const char *const *events, uint32_t *id, struct err *e)
 {
@@ -146,6 +183,8 @@ int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint6
 		/* The primary one always: it tells when the watch ends. */
 		if (t[i].fd < 0 || (&o->hs.h[i] != primary && !(roles & mask)))
 			continue;
+		if (names_events(events) && may_read_counts(r, &t[i], &o->hs.h[i], roles & mask, e) < 0)
+			goto out;
 		places[np++] = (struct event_place){.h = &o->hs.h[i], .rel = t[i].rel, .fd = t[i].fd, .roles = roles};
 	}
 	struct watch *w = watch_registry_add(&o->watches->reg, owner, r->cred.uid, account, mask, subtree, name, e);

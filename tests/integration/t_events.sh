@@ -373,12 +373,30 @@ test_events_pids_max_needs_pids_events_readable() {
 	WATCH_PID=$(spawn_as "$TEST_UID" "" bash -c 'exec "$0" --socket "$1" --json watch evpfile pids_max >"$2" 2>"$2.err"' \
 		"$CGM" "$SOCK" "$out")
 	wait_until 10 grep -q . "$out.err" || fail "cgm watch said nothing: $(cat "$out.err")"
-	grep -q '^watching' "$out.err" || { end_pids "$WATCH_PID"; return 0; }
+	grep -q '^watching' "$out.err" || { echo "measured: refused: $(cat "$out.err")"; end_pids "$WATCH_PID"; return 0; }
 	run_as 0 evpfile sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 2 & done 2>/dev/null; wait' || true
 	# v1's pids.events is read once a second.
 	sleep 2
 	! event_seen "$out" pids_max evpfile ||
 		fail "uid $TEST_UID, which may not read evpfile's pids.events, heard its count: $(cat "$out")"
+	end_pids "$WATCH_PID"
+}
+
+# The same rule holds for as long as the watch does: a subscriber that could read evplate's pids.events when it
+# began hears a fork past pids.limit; once root made the file 0600 it hears nothing of the next one.
+test_events_pids_max_not_told_once_pids_events_is_made_private() {
+	cgm_root new evplate pids.limit=4 >/dev/null
+	local out=$WORK/evplate.out n
+	watch_start "$out" "$TEST_UID" "" evplate pids_max
+	run_as 0 evplate sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 1 & done 2>/dev/null; wait' || true
+	expect_event "$out" pids_max evplate
+	cgm_root chmodfile "$PH" evplate pids.events 0600 >/dev/null
+	expect_refused 'pids.events' cgm_as "$TEST_UID" "" getvalue "$PH" evplate pids.events
+	run_as 0 evplate sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 1 & done 2>/dev/null; wait' || true
+	# v1's pids.events is read once a second.
+	sleep 2
+	n=$(grep -c '"event":"pids_max"' "$out")
+	expect_eq "$n" 1 "pids_max events of evplate, whose pids.events uid $TEST_UID may no longer read ($(cat "$out"))"
 	end_pids "$WATCH_PID"
 }
 

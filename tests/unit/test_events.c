@@ -17,6 +17,11 @@ static void test_words(void)
 	CHECK(mask == (EV_BIT(EV_OOM_KILL) | EV_BIT(EV_EMPTY)));
 	CHECK(event_mask_parse(bad, &mask, &subtree, &e) < 0 && e.kind == ERR_INVALID && strstr(e.msg, "'lost'"));
 	CHECK(!strcmp(event_word(EV_PIDS_MAX), "pids_max"));
+	/* A count is read from its controller's events file; v1's memory has memory.oom_control alone. */
+	CHECK(!strcmp(event_counter_file(EV_PIDS_MAX, false), "pids.events"));
+	CHECK(!strcmp(event_counter_file(EV_OOM_KILL, true), "memory.events"));
+	CHECK(!strcmp(event_counter_file(EV_OOM, false), "memory.oom_control"));
+	CHECK(!event_counter_file(EV_POPULATED, true) && !event_counter_file(EV_REMOVED, false));
 }
 
 static void test_changes(void)
