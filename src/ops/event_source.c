@@ -94,7 +94,7 @@ struct event_source {
 	event_sink_fn sink;
 	void *sink_ctx;
 	event_may_fn may;
-	unsigned busy; /* inside a walk of the nodes: dead ones are freed once it is over */
+	unsigned busy;               /* inside a walk of the nodes: dead ones are freed once it is over */
 	struct log_limit unfollowed; /* descendants not followed, of every watch */
 };
 

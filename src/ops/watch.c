@@ -141,8 +141,8 @@ static bool names_events(const char *const *events)
  * A counted event asked for by name whose count is in a file of t the requester may not read is refused, as
  * GetValue of that file is. Asked for by no name (every event), it is only not sent: the source asks each time.
  */
-static int may_read_counts(const struct requester *r, const struct target *t, const struct hierarchy *h,
-                           unsigned roles, struct err *e)
+static int may_read_counts(const struct requester *r, const struct target *t, const struct hierarchy *h, unsigned roles,
+                           struct err *e)
 {
 	for (enum event_kind k = 0; k < EV_LOST; k++) {
 		const char *file = event_counter_file(k, h->unified);

@@ -25,9 +25,9 @@ struct watch_limits {
 struct watch {
 	uint32_t id;
 	const void *owner; /* the subscriber; Event signals go there */
-	uid_t uid;          /* the subscriber's, for the log */
-	uint64_t account;   /* what the cap per uid counts: watch_registry_add */
-	unsigned mask; /* EV_BIT()s of ops/event_kind.h */
+	uid_t uid;         /* the subscriber's, for the log */
+	uint64_t account;  /* what the cap per uid counts: watch_registry_add */
+	unsigned mask;     /* EV_BIT()s of ops/event_kind.h */
 	bool subtree;
 	char *name;              /* as the subscriber named the cgroup */
 	const struct cred *cred; /* the subscriber's, for the descendants a subtree watch meets (its owner keeps it) */
