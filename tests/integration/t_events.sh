@@ -326,6 +326,28 @@ test_events_subtree_forgets_a_cgroup_made_private_later() {
 	end_pids "$p2" "$p3" "$WATCH_PID"
 }
 
+# The watched cgroup itself made private (0700) after the watch began: the subscriber hears nothing more of what
+# its files say, as a Watch made now would be refused; its removal is still told, as the watch ends with it.
+test_events_watched_cgroup_made_private_is_no_longer_told() {
+	cgm_root new evtop >/dev/null
+	local out=$WORK/evtop.out p1 p2
+	watch_start "$out" "$TEST_UID" "" evtop populated empty removed
+	p1=$(spawn_sleeper 0 evtop)
+	expect_event "$out" populated evtop
+	end_pids "$p1"
+	expect_event "$out" empty evtop
+	cgm_root chmod all evtop 0700 >/dev/null
+	expect_refused 'evtop.*may not watch' cgm_as "$TEST_UID" "" watch evtop
+	p2=$(spawn_sleeper 0 evtop)
+	end_pids "$p2"
+	# Its populated and empty came within a second before (5 ms on the host, 1 s for a v1 check).
+	sleep 1.5
+	expect_eq "$(grep -c '"event":"populated"' "$out")" 1 "populated events of evtop, private since the first ($(cat "$out"))"
+	cgm_root delete evtop
+	expect_event "$out" removed evtop
+	wait_until 5 pid_gone "$WATCH_PID" || fail "cgm watch did not end after 'removed'"
+}
+
 # The cap per uid counts the user behind a user namespace, as the cap of connections does (cgmanager(8)
 # --max-connections-per-uid): the ids of a namespace TEST_UID made (mapped to 200000-200009, as newuidmap would
 # map its subordinate ids) are TEST_UID's account, else one user follows as many cgroups as it has subordinate
