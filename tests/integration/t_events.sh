@@ -479,3 +479,52 @@ for i in range(1000):
 	end_pids "$WATCH_PID"
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
 }
+
+# A user's subtree watch deep in its own delegated tree (attack on the review's fixes of issue 17): TEST_UID makes
+# 900 levels by plain mkdir and watches the cgroup at level 700 with subtree (the 200 beneath it, within its cap),
+# then moves a task of its own to the deepest and back, which changes the populated flag of all 200. Each event is
+# now checked by opening every cgroup from the watched one down to it, each from the hierarchy's root: O(depth^2)
+# path lookups per event, in the daemon's one thread. Another client's Ping must not wait behind that.
+test_events_deep_subtree_churn_does_not_stall_other_clients() {
+	delegate evdeep "$TEST_UID"
+	local d out=$WORK/evdeep.out lat=$WORK/evdeep.lat name pid churn i t0 t1 p50 p99 n
+	# cgroup2 stops a tree at the daemon's cgroup.max.depth; v1 has no such limit.
+	d=$(sb_path "$(sb_hierarchies | grep -vx unified | head -1)")/evdeep
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+p = sys.argv[1]
+for i in range(900):
+    p += "/d"
+    os.mkdir(p)
+' "$d" || { fail "TEST_UID could not make 900 levels beneath $d"; return 1; }
+	name=evdeep$(printf '/d%.0s' $(seq 700))
+	watch_start "$out" "$TEST_UID" "" "$name" populated empty subtree || return 1
+	pid=$(spawn_sleeper "$TEST_UID" evdeep)
+	churn=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys, time
+top, pid = sys.argv[1], sys.argv[2]
+deep = top + "/d" * 900
+end = time.time() + 8
+while time.time() < end:
+    with open(deep + "/cgroup.procs", "w") as f: f.write(pid)
+    time.sleep(0.1)
+    with open(top + "/cgroup.procs", "w") as f: f.write(pid)
+    time.sleep(0.1)
+' "$d" "$pid")
+	: >"$lat"
+	for i in $(seq 40); do
+		t0=$(now_ms)
+		timeout 20 "$CGM" --socket "$SOCK" ping >/dev/null || echo "ping $i failed" >>"$lat.err"
+		t1=$(now_ms)
+		echo $((t1 - t0)) >>"$lat"
+		sleep 0.1
+	done
+	end_pids "$churn"
+	n=$(grep -c '"event":"populated"' "$out" || true)
+	p50=$(sort -n "$lat" | sed -n 20p)
+	p99=$(sort -n "$lat" | tail -1)
+	echo "measured: root's cgm ping while uid $TEST_UID churns a subtree watch 700-900 deep: p50 ${p50} ms, max ${p99} ms (40 pings); $n populated events told"
+	[ "$n" -gt 0 ] || fail "the watch told no populated event: $(cat "$out.err")"
+	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while a user's watch at depth 700 was told of its churn"
+	end_pids "$pid" "$WATCH_PID"
+}
