@@ -480,11 +480,13 @@ for i in range(1000):
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
 }
 
-# A user's subtree watch deep in its own delegated tree (attack on the review's fixes of issue 17): TEST_UID makes
+# A user's subtree watch deep in its own delegated v1 tree (attack on the review's fixes of issue 17): TEST_UID makes
 # 900 levels by plain mkdir and watches the cgroup at level 700 with subtree (the 200 beneath it, within its cap),
-# then moves a task of its own to the deepest and back, which changes the populated flag of all 200. Each event is
-# now checked by opening every cgroup from the watched one down to it, each from the hierarchy's root: O(depth^2)
-# path lookups per event, in the daemon's one thread. Another client's Ping must not wait behind that.
+# then moves a task of its own to the deepest and back, which changes the populated flag of all 200. Once a second
+# the daemon walks each followed cgroup's whole subtree for a task (v1 has no cgroup.events: 200 walks of up to 200
+# levels), and each change it finds is checked by opening every cgroup from the watched one down, each from the
+# hierarchy's root (up to 200 opens of 900 levels per event), all in its one thread. Another client's Ping must not
+# wait behind that.
 test_events_deep_subtree_churn_does_not_stall_other_clients() {
 	delegate evdeep "$TEST_UID"
 	local d out=$WORK/evdeep.out lat=$WORK/evdeep.lat name pid churn i t0 t1 p50 p99 n
@@ -527,4 +529,40 @@ while time.time() < end:
 	[ "$n" -gt 0 ] || fail "the watch told no populated event: $(cat "$out.err")"
 	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while a user's watch at depth 700 was told of its churn"
 	end_pids "$pid" "$WATCH_PID"
+}
+
+# A subtree watch of a v1 cgroup whose owner then makes 4000 levels beneath it by plain mkdir (t_deep_trees.sh's
+# tree), as fast as mkdir goes. v1 reports no emptiness: each cgroup the watch comes to follow is first checked by
+# walking its whole subtree for a task (follow's cgtree_populated), and again once a second. Each new child's notice
+# follows it and every descendant already beneath it (up to the watch's cap), each with such a walk: thousands of
+# levels walked per mkdir, in the daemon's one thread, unbudgeted. Another client's Ping must still be answered.
+# (One watch without subtree of such a cgroup costs one walk a second: pings within 250 ms.)
+test_events_subtree_watch_of_a_deep_v1_tree_does_not_stall_other_clients() {
+	local SUITE_SOCK=$SOCK out=$WORK/evdeep1.out lat=$WORK/evdeep1.lat i t0 p50 p99 made n
+	deep_owner
+	DEEP_NAME=evdeep1
+	# In DH alone: were it in cgroup2 too, that would be the watch's primary hierarchy, which tells emptiness itself.
+	if [ "$DO" = 0 ]; then cgm_root create "$DH" evdeep1 >/dev/null; else delegate evdeep1 "$DO" "$DH" >/dev/null; fi
+	DDIR=$(sb_path "$DH")/evdeep1
+	watch_start "$out" "$DO" "" evdeep1 populated empty subtree || { deep_cleanup; return 1; }
+	made=$(run_as "$DO" "" /usr/bin/python3 "$DEEP_TREE" "$DDIR" "$DEEP_LEVELS")
+	expect_eq "$made" "$DEEP_LEVELS" "levels made beneath $DH:/evdeep1" || { deep_cleanup; return 1; }
+	echo "measured: the daemon holds $(daemon_inotify_wds) inotify watches"
+	# 20 pings, or as many as 20 s let through.
+	: >"$lat"
+	local end=$(($(now_ms) + 20000))
+	for i in $(seq 20); do
+		t0=$(now_ms)
+		timeout 60 "$CGM" --socket "$SOCK" ping >/dev/null || echo "ping $i: failed"
+		echo $(($(now_ms) - t0)) >>"$lat"
+		[ "$(now_ms)" -lt "$end" ] || break
+		sleep 0.2
+	done
+	end_pids "$WATCH_PID"
+	deep_cleanup
+	n=$(wc -l <"$lat")
+	p50=$(sort -n "$lat" | sed -n "$(((n + 1) / 2))p")
+	p99=$(sort -n "$lat" | tail -1)
+	echo "measured: root's cgm ping while uid $DO has a subtree watch of a v1 cgroup 4000 levels deep: p50 ${p50} ms, max ${p99} ms ($n pings)"
+	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while one subtree watch of a tree 4000 levels deep was checked"
 }
