@@ -568,3 +568,25 @@ test_events_subtree_watch_of_a_deep_v1_tree_does_not_stall_other_clients() {
 	echo "measured: root's cgm ping while uid $DO has a subtree watch of a v1 cgroup 4000 levels deep: p50 ${p50} ms, max ${p99} ms ($n pings)"
 	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while one subtree watch of a tree 4000 levels deep was checked"
 }
+
+# The removal of a descendant is told only if the subscriber may list its parent (may_tell_removed); where the
+# parent is gone too, what was found "the last time it was asked", which is when the descendant was followed if
+# no event of it came since. 60002's subtree watch of evrml (60001's) follows evrml/x and evrml/x/y while they are
+# 0755; 60001 makes x 0700 (60002 may no longer list it, nor learn what happens in it), then removes y and x
+# together. 60002 may hear that x went (it may list evrml), not that y did, which it could not see.
+test_events_removal_beneath_a_cgroup_made_private_is_not_told() {
+	delegate evrml "$TEST_UID"
+	local out=$WORK/evrml.out d
+	d=$(sb_path "$(sb_hierarchies | head -1)")/evrml
+	has_hierarchy unified && d=$(sb_path unified)/evrml
+	run_as "$TEST_UID" "" mkdir -p "$d/x/y"
+	watch_start "$out" "$TEST_UID2" "" evrml removed subtree || return 1
+	run_as "$TEST_UID" "" chmod 0700 "$d/x"
+	expect_refused 'evrml/x.*list' cgm_as "$TEST_UID2" "" ls evrml/x
+	run_as "$TEST_UID" "" /usr/bin/python3 -c 'import os, sys; os.rmdir(sys.argv[1] + "/x/y"); os.rmdir(sys.argv[1] + "/x")' "$d"
+	expect_event "$out" removed evrml/x
+	sleep 0.5
+	! event_seen "$out" removed evrml/x/y ||
+		fail "uid $TEST_UID2 heard of the removal of evrml/x/y, beneath evrml/x, which it may no longer list: $(cat "$out")"
+	end_pids "$WATCH_PID"
+}
