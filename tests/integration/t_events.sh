@@ -645,3 +645,37 @@ while time.time() < end:
 	echo "measured: $bad of 150 subtree watches refused while 60001 churned beneath"
 	[ "$bad" = 0 ] || fail "$bad of 150 subtree watches of evwsu were refused while its owner made and removed children: $(cat "$err")"
 }
+
+# One inotify instance holds the notices of every watch, and the kernel drops them all when its queue
+# (fs.inotify.max_queued_events) is full: then every watched cgroup of every user is read again (resync: on v1 each
+# with a walk of its subtree) and transitions that came and went are lost to all subscribers. 60001 alone, in its
+# own delegated evqof with its own subtree watch, makes and removes children from four processes for 8 s: that must
+# not overflow the queue the other users share (the daemon logs each overflow).
+test_events_one_users_churn_does_not_overflow_the_shared_queue() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evqof "$TEST_UID"
+	local out=$WORK/evqof.out d=$(sb_path unified)/evqof i pids=() n n0
+	n0=$(grep -c 'inotify queue overflow' "$WORK/daemon.log" || true)
+	run_as "$TEST_UID" "" mkdir "$d/1" "$d/2" "$d/3" "$d/4"
+	watch_start "$out" "$TEST_UID" "" evqof subtree || return 1
+	for i in 1 2 3 4; do
+		pids+=("$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys, time
+d = sys.argv[1]
+end = time.time() + 8
+k = 0
+while time.time() < end:
+    k += 1
+    n = "%s/x%d" % (d, k % 2000)
+    try:
+        os.mkdir(n); os.rmdir(n)
+    except OSError:
+        pass
+' "$d/$i")")
+	done
+	sleep 9
+	end_pids "${pids[@]}" "$WATCH_PID"
+	n=$(($(grep -c 'inotify queue overflow' "$WORK/daemon.log" || true) - n0))
+	echo "measured: $n overflows of the daemon's inotify queue in 8 s of one user's churn"
+	[ "$n" = 0 ] || fail "one user's churn in its own cgroup overflowed the inotify queue all watches share $n times"
+}
