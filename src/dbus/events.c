@@ -131,8 +131,9 @@ static void on_tick(void *owner, uint64_t now)
 {
 	struct event_pump *p = owner;
 	struct event_source *es = watches_source(p->ops->watches);
-	event_source_tick(es);
-	if (event_source_wants_tick(es))
+	if (event_source_tick(es))
+		loop_timer_set(p->loop, &p->tick, now + EVENTS_TICK_AGAIN_USEC);
+	else if (event_source_wants_tick(es))
 		loop_timer_set(p->loop, &p->tick, now + EVENTS_TICK_USEC);
 }
 

@@ -14,6 +14,8 @@
 #define EVENTS_SEND_BELOW 4
 /* The v1 checks that no file notifies of (emptiness, oom_kill counts), in us. */
 #define EVENTS_TICK_USEC 1000000ULL
+/* When a round of checks did not end within one turn: the clients are served in between. */
+#define EVENTS_TICK_AGAIN_USEC 10000ULL
 
 struct event_pump;
 

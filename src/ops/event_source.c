@@ -28,6 +28,13 @@
 #define KEY_PARENTS (UINT64_MAX - 1)
 /* How often a descendant a watch does not follow is logged at most (the rest are counted): any user makes them. */
 #define UNFOLLOWED_LOG_USEC (10ULL * 1000000ULL)
+/*
+ * v1's emptiness is a walk of the cgroup's subtree, which its owner can make as deep as it likes: one check enters
+ * at most POPULATED_VISITS cgroups (past them the last answer stands), and one call into the source at most
+ * TURN_VISITS, the rest left to the next turn of the serving loop.
+ */
+#define POPULATED_VISITS 256
+#define TURN_VISITS POPULATED_VISITS
 
 enum node_file { NF_DIR, NF_CGROUP_EVENTS, NF_MEMORY_EVENTS, NF_PIDS_EVENTS, NF_COUNT };
 static const char *const file_name[NF_COUNT] = {"", "cgroup.events", "memory.events", "pids.events"};
@@ -51,6 +58,7 @@ struct node {
 	int oom_efd;         /* v1 memory: the eventfd of memory.oom_control; -1 */
 	bool poll_populated; /* v1: emptiness is checked once a second */
 	bool poll_pids;      /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
+	unsigned tick_round; /* the last round of once-a-second checks that checked it */
 	int parent_wd;       /* its parent directory's, in the parents' inotify instance; -1 */
 	bool dead;           /* gone, freed by reap() */
 	struct event_state st;
@@ -96,6 +104,9 @@ struct event_source {
 	event_may_fn may;
 	unsigned busy;               /* inside a walk of the nodes: dead ones are freed once it is over */
 	struct log_limit unfollowed; /* descendants not followed, of every watch */
+	unsigned visits;             /* cgroups this call into the source may still enter to check emptiness */
+	unsigned tick_round;         /* the round of once-a-second checks under way */
+	bool round_open;             /* it is not over: the next tick goes on with it */
 };
 
 static uint64_t clock_us(clockid_t clock)
@@ -339,14 +350,12 @@ static void emit(struct event_source *es, const struct node *n, const struct ref
 	es->sink(es->sink_ctx, r->w, name, k, count, realtime_us());
 }
 
-/* Whether r's subscriber may list the cgroup rel of h now: 1, 0, or -1 when it is gone (or not of inode ino). */
-static int may_list_now(struct event_source *es, const struct ref *r, const struct hierarchy *h, const char *rel,
-                        ino_t ino)
+/* Whether r's subscriber may list the cgroup rel of h, open at fd, now: 1, 0, or -1 when it is gone (fd < 0). */
+static int may_list_at(struct event_source *es, const struct ref *r, const struct hierarchy *h, int fd, const char *rel)
 {
 	char what[CGNAME_MAX + 64];
 	struct stat st;
-	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
-	if (fd < 0 || fstat(fd, &st) < 0 || (ino && st.st_ino != ino))
+	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
 	return es->may(r->w, &st, EVR_LIST, what) ? 1 : 0;
@@ -355,24 +364,41 @@ static int may_list_now(struct event_source *es, const struct ref *r, const stru
 /*
  * Whether r's subscriber may now list every cgroup from the one it watched down to the first len bytes of n's
  * rel (n itself when that is all of it), as a Watch of that cgroup would need; the name of each is in the
- * event, and the event tells what the last one's files say. 1, 0, or -1 when one of them is gone.
+ * event, and the event tells what the last one's files say. 1, 0, or -1 when one of them is gone (n itself: or
+ * made again). Each is opened from the one above it: the watched cgroup may be deep.
  */
 static int may_list_down_to(struct event_source *es, const struct node *n, const struct ref *r, size_t len)
 {
 	char rel[CGNAME_MAX];
 	size_t at = r->base_len; /* the end of the cgroup asked about */
+	struct stat st;
 	if (!es->may)
 		return 1;
 	snprintf(rel, sizeof(rel), "%.*s", (int)len, n->rel);
+	char c = rel[at];
+	rel[at] = '\0';
+	int fd = cgdir_open_beneath(n->h->root_fd, rel);
+	rel[at] = c;
 	for (;;) {
-		char c = rel[at];
+		c = rel[at];
 		rel[at] = '\0';
-		int v = may_list_now(es, r, n->h, rel, at == strlen(n->rel) ? n->ino : 0);
+		int v = may_list_at(es, r, n->h, fd, rel);
 		rel[at] = c;
-		if (v <= 0 || at >= len)
+		if (v >= 0 && at == strlen(n->rel) && (fstat(fd, &st) < 0 || st.st_ino != n->ino))
+			v = -1;
+		if (v <= 0 || at >= len) {
+			if (fd >= 0)
+				close(fd);
 			return v;
-		const char *slash = strchr(rel + at + 1, '/');
+		}
+		size_t start = at ? at + 1 : 0;
+		const char *slash = strchr(rel + start, '/');
 		at = slash ? (size_t)(slash - rel) : len;
+		char kid[CGNAME_MAX];
+		snprintf(kid, sizeof(kid), "%.*s", (int)(at - start), rel + start);
+		int next = cgdir_open_beneath(fd, kid);
+		close(fd);
+		fd = next;
 	}
 }
 
@@ -428,11 +454,20 @@ static void read_v1_files(int fd, struct node *n, struct event_state *st)
 		st->frozen = strncmp(state, "FROZEN", 6) == 0;
 }
 
+/* Whether the v1 cgroup open at fd has a task beneath it, within this call's visits; -EAGAIN: not known yet. */
+static int populated_now(struct event_source *es, int fd)
+{
+	unsigned visits = es->visits < POPULATED_VISITS ? es->visits : POPULATED_VISITS, left = visits;
+	int p = cgtree_populated_within(fd, &left);
+	es->visits -= visits - left;
+	return p;
+}
+
 /* The once-a-second state of a v1 node: its emptiness where the watches want it, its oom_kill count. */
-static void read_polled(int fd, struct node *n, struct event_state *st)
+static void read_polled(struct event_source *es, int fd, struct node *n, struct event_state *st)
 {
 	if (n->poll_populated) {
-		int p = cgtree_populated(fd, false);
+		int p = populated_now(es, fd);
 		if (p >= 0)
 			st->populated = p;
 	}
@@ -628,8 +663,8 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	n->refs[n->nrefs - 1].listed = true;
 	if (!h->unified && (tmpl->roles & (EV_BIT(EV_POPULATED) | EV_BIT(EV_EMPTY))) && !n->poll_populated) {
 		n->poll_populated = true;
-		int p = cgtree_populated(fd, false);
-		n->st.populated = p < 0 ? -1 : p;
+		int p = populated_now(es, fd);
+		n->st.populated = p < 0 ? -1 : p; /* not known yet: the next check finds it, untold */
 	}
 	return 0;
 }
@@ -637,6 +672,15 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 static bool skipped_child(const char *name)
 {
 	return strcmp(name, CGROUP2_TASK_LEAF) == 0 || strcmp(name, DAEMON_LEAF) == 0;
+}
+
+/* How many levels rel is beneath the watched cgroup, whose rel is its first base_len bytes. */
+static unsigned levels_below(const char *rel, size_t base_len)
+{
+	unsigned d = base_len == 0 && *rel;
+	for (const char *p = rel + base_len; *p; p++)
+		d += *p == '/';
+	return d;
 }
 
 /* w follows every descendant of rel (already followed) in h: a walk by names, one directory open at a time. */
@@ -663,7 +707,8 @@ static int follow_descendants(struct event_source *es, struct watch *w, struct h
 			if (skipped_child(kids.v[k]))
 				continue;
 			if ((size_t)snprintf(child, sizeof(child), "%s%s%s", todo.v[i], *todo.v[i] ? "/" : "", kids.v[k]) >=
-			    sizeof(child))
+			        sizeof(child) ||
+			    levels_below(child, tmpl->base_len) > EVENT_SUBTREE_DEPTH)
 				continue;
 			if (strv_push(&todo, child) < 0)
 				rc = err_set(e, ERR_LIMIT, "out of memory");
@@ -681,6 +726,7 @@ int event_source_attach(struct event_source *es, struct watch *w, const struct e
 		return err_set(e, ERR_LIMIT, "out of memory");
 	/* The unit Watch charged stands for the first cgroup followed: each is charged here. */
 	watch_uncharge(es->reg, w, w->charged);
+	es->visits = TURN_VISITS;
 	es->busy++;
 	for (size_t i = 0; rc == 0 && i < np; i++) {
 		struct ref tmpl = {.roles = p[i].roles, .base_len = strlen(p[i].rel), .top = true};
@@ -784,7 +830,8 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 		struct ref tmpl = n->refs[i];
 		struct err e = {0};
 		/* Nothing beneath a cgroup the subscriber may not list now is followed: its names would be told. */
-		if (!tmpl.w->subtree || may_list_down_to(es, n, &n->refs[i], strlen(n->rel)) != 1)
+		if (!tmpl.w->subtree || levels_below(rel, tmpl.base_len) > EVENT_SUBTREE_DEPTH ||
+		    may_list_down_to(es, n, &n->refs[i], strlen(n->rel)) != 1)
 			continue;
 		tmpl.top = false;
 		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);
@@ -821,7 +868,7 @@ static void resync(struct event_source *es)
 		for (int f = NF_CGROUP_EVENTS; f < NF_COUNT; f++)
 			if (n->wd[f] >= 0)
 				read_file(fd, f, &after);
-		read_polled(fd, n, &after);
+		read_polled(es, fd, n, &after);
 		node_update(es, n, &after);
 	}
 }
@@ -889,7 +936,7 @@ static void refresh_polled(struct event_source *es, struct node *n, uint64_t oom
 	struct event_state after = n->st;
 	if (oom_notices)
 		after.oom = (n->st.oom == EVENT_UNKNOWN ? 0 : n->st.oom) + oom_notices;
-	read_polled(fd, n, &after);
+	read_polled(es, fd, n, &after);
 	node_update(es, n, &after);
 }
 
@@ -910,6 +957,7 @@ void event_source_process(struct event_source *es)
 	char buf[READ_BUDGET] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct epoll_event evs[EPOLL_BATCH];
 	int k = epoll_wait(es->epfd, evs, EPOLL_BATCH, 0);
+	es->visits = TURN_VISITS;
 	es->busy++;
 	for (int i = 0; i < k; i++) {
 		uint64_t key = evs[i].data.u64;
@@ -939,15 +987,28 @@ bool event_source_wants_tick(const struct event_source *es)
 	return false;
 }
 
-void event_source_tick(struct event_source *es)
+bool event_source_tick(struct event_source *es)
 {
+	bool more = false;
+	es->visits = TURN_VISITS;
+	if (!es->round_open)
+		es->tick_round++;
 	es->busy++;
 	for (struct node *n = es->nodes; n; n = n->next) {
-		if (polled(n))
-			refresh_polled(es, n, 0);
+		if (!polled(n) || n->tick_round == es->tick_round)
+			continue;
+		/* Each check gets its full visits, or waits for the next turn. */
+		if (n->poll_populated && es->visits < POPULATED_VISITS) {
+			more = true;
+			break;
+		}
+		n->tick_round = es->tick_round;
+		refresh_polled(es, n, 0);
 	}
+	es->round_open = more;
 	es->busy--;
 	reap(es);
+	return more;
 }
 
 void event_source_note_freezer(struct event_source *es, const struct hierarchy *h, const char *rel, bool frozen)

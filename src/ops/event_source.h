@@ -46,7 +46,15 @@ int event_source_fd(const struct event_source *es);
 void event_source_process(struct event_source *es);
 /* Whether some node needs the once-a-second check (event_source_tick). */
 bool event_source_wants_tick(const struct event_source *es);
-void event_source_tick(struct event_source *es);
+/* Checks what no file reports, a bounded amount per call: true when some is left for the next call, soon. */
+bool event_source_tick(struct event_source *es);
+
+/*
+ * How many levels beneath its cgroup a subtree watch follows: as many as a user may nest through the daemon
+ * (cgmanager --max-depth's default). Each level costs the daemon's thread work per event; deeper ones, which
+ * only plain mkdir makes, are not followed.
+ */
+#define EVENT_SUBTREE_DEPTH 16
 
 /* Where a watch follows its cgroup in one hierarchy, and the events it takes from there. */
 struct event_place {
