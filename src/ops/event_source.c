@@ -545,7 +545,8 @@ static bool still_there(const struct hierarchy *h, const char *rel, ino_t ino)
 
 /*
  * The node of the cgroup open at fd, made (and its files watched) if none follows it yet. NULL with *gone set
- * (e untouched) when the cgroup was removed before its parent was watched: no removal would ever be reported.
+ * when the cgroup was removed before its parent was watched (no removal would ever be reported) or while its
+ * watches were set up: e says only what failed then.
  */
 static struct node *node_get(struct event_source *es, struct hierarchy *h, const char *rel, int fd, bool *gone,
                              struct err *e)
@@ -601,6 +602,8 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 		read_v1_files(fd, n, &n->st);
 	n->poll_pids = !h->unified && n->wd[NF_PIDS_EVENTS] >= 0;
 	if (r < 0) {
+		/* Removed while its watches were set up (its parent, its cgroup.event_control gone): nothing to follow. */
+		*gone = !still_there(h, rel, n->ino);
 		node_release(es, n);
 		return NULL;
 	}
