@@ -59,8 +59,9 @@ int cgm_watch_run(cgm_client *c, char **a, int n, cgm_error *err)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	cgm1_on_event(c, print_event, &w);
+	/* Interrupted before the daemon answered: the user ended it, nothing was refused. */
 	if ((r = cgm1_watch(c, a[0], events, &w.id, err)) < 0)
-		return r;
+		return stop ? 0 : r;
 	/* On stderr, so that a script (and the tests) can wait for the watch to be in place. */
 	fprintf(stderr, "watching %s (watch %u)\n", *a[0] ? a[0] : "/", w.id);
 	while (!stop && !w.ended) {
