@@ -149,8 +149,11 @@ struct event_pump *event_pump_start(struct loop *l, struct ops *o, struct err *e
 	p->ops = o;
 	event_source_set_sink(watches_source(o->watches), sink, p);
 	loop_timer_init(&p->tick, on_tick, p);
-	/* Budgeted: a flood of events waits for the next turn behind the clients' calls. */
-	if ((r = loop_watch_add(l, &p->watch, event_source_fd(watches_source(o->watches)), EPOLLIN, true, on_source,
+	/*
+	 * Served in every turn: the kernel's inotify queue is emptied each time (its overflow drops every watch's
+	 * notices), and what is served of them is bounded (event_source_process).
+	 */
+	if ((r = loop_watch_add(l, &p->watch, event_source_fd(watches_source(o->watches)), EPOLLIN, false, on_source,
 	                        p)) < 0) {
 		err_errno(e, -r, "cannot watch cgroup events");
 		free(p);

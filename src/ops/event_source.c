@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,23 @@
 #include "util/log.h"
 
 #define WD_BUCKETS 1024
-/* What one event_source_process call reads: a flood waits for the next turn, behind the clients. */
+/* What one event_source_process call serves of the notices read: a flood waits for the next turn, behind the clients. */
 #define READ_BUDGET 16384
+/*
+ * What is read of each inotify fd ahead of serving, at most: the kernel's queue (fs.inotify.max_queued_events)
+ * is every watch's, and its overflow drops every user's notices, so it is emptied in each turn.
+ */
+#define QUEUED_MAX (4u << 20)
+#define READ_CHUNK 65536
+/* Nodes read again per call after an overflow. */
+#define RESYNC_NODES 256
+/* How often an overflow is logged at most: a user's churn can cause them. */
+#define OVERFLOW_LOG_USEC (10ULL * 1000000ULL)
 #define EPOLL_BATCH 16
-/* The epoll keys of the two inotify fds; an eventfd's key is its fd number. */
+/* The epoll keys of the two inotify fds and of the flag of work left; an eventfd's key is its fd number. */
 #define KEY_INOTIFY UINT64_MAX
 #define KEY_PARENTS (UINT64_MAX - 1)
+#define KEY_PENDING (UINT64_MAX - 2)
 /* How often a descendant a watch does not follow is logged at most (the rest are counted): any user makes them. */
 #define UNFOLLOWED_LOG_USEC (10ULL * 1000000ULL)
 /*
@@ -59,6 +71,7 @@ struct node {
 	bool poll_populated; /* v1: emptiness is checked once a second */
 	bool poll_pids;      /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
 	unsigned tick_round; /* the last round of once-a-second checks that checked it */
+	unsigned resync_round; /* the last reading again after an overflow that read it */
 	int parent_wd;       /* its parent directory's, in the parents' inotify instance; -1 */
 	bool dead;           /* gone, freed by reap() */
 	struct event_state st;
@@ -87,6 +100,12 @@ struct parent_slot {
 	struct parent_slot *next;
 };
 
+/* Notices read from an inotify fd, not served yet: from head to len. */
+struct queued {
+	char *buf;
+	size_t head, len, cap;
+};
+
 /* w->src: the nodes w holds. */
 struct held {
 	struct node **v;
@@ -96,6 +115,12 @@ struct held {
 struct event_source {
 	struct watch_registry *reg;
 	int epfd, ifd, pfd;
+	int pending_efd;             /* readable while notices read or nodes to read again wait for the next turn */
+	bool pending_set;
+	struct queued iq, pq;        /* of ifd and pfd */
+	bool resync_open;            /* a reading again after an overflow is under way */
+	unsigned resync_round;
+	struct log_limit overflows;
 	struct node *nodes;
 	struct wd_slot *wds[WD_BUCKETS];
 	struct parent_slot *parents[WD_BUCKETS];
@@ -164,6 +189,7 @@ struct event_source *event_source_new(struct watch_registry *reg, struct err *e)
 	struct event_source *es = calloc(1, sizeof(*es));
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = KEY_INOTIFY};
 	struct epoll_event pev = {.events = EPOLLIN, .data.u64 = KEY_PARENTS};
+	struct epoll_event qev = {.events = EPOLLIN, .data.u64 = KEY_PENDING};
 	if (!es) {
 		err_set(e, ERR_LIMIT, "out of memory");
 		return NULL;
@@ -172,8 +198,10 @@ struct event_source *event_source_new(struct watch_registry *reg, struct err *e)
 	es->epfd = epoll_create1(EPOLL_CLOEXEC);
 	es->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	es->pfd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (es->epfd < 0 || es->ifd < 0 || es->pfd < 0 || epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->ifd, &ev) < 0 ||
-	    epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->pfd, &pev) < 0) {
+	es->pending_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (es->epfd < 0 || es->ifd < 0 || es->pfd < 0 || es->pending_efd < 0 ||
+	    epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->ifd, &ev) < 0 || epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->pfd, &pev) < 0 ||
+	    epoll_ctl(es->epfd, EPOLL_CTL_ADD, es->pending_efd, &qev) < 0) {
 		err_errno(e, errno, "cannot set up the watch of cgroup events");
 		event_source_free(es);
 		return NULL;
@@ -299,6 +327,10 @@ void event_source_free(struct event_source *es)
 		close(es->ifd);
 	if (es->pfd >= 0)
 		close(es->pfd);
+	if (es->pending_efd >= 0)
+		close(es->pending_efd);
+	free(es->iq.buf);
+	free(es->pq.buf);
 	if (es->epfd >= 0)
 		close(es->epfd);
 	free(es);
@@ -852,15 +884,29 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 }
 
 /*
- * The kernel's inotify queue overflowed: what it dropped is read again from every node, and a node whose cgroup
- * went meanwhile is gone.
+ * The kernel's inotify queue overflowed: what it dropped is read again from every node (RESYNC_NODES per call,
+ * resync_step), and a node whose cgroup went meanwhile is gone.
  */
 static void resync(struct event_source *es)
 {
-	log_warn("the kernel dropped cgroup events (inotify queue overflow); every watched cgroup is read again");
-	for (struct node *n = es->nodes; n; n = n->next) {
-		if (n->dead)
+	unsigned times;
+	if (log_limit_pass(&es->overflows, clock_us(CLOCK_MONOTONIC), OVERFLOW_LOG_USEC, &times))
+		log_warn("the kernel dropped cgroup events (inotify queue overflow, %u time(s) since the last such line); "
+		         "every watched cgroup is read again",
+		         times);
+	es->resync_round++;
+	es->resync_open = true;
+}
+
+static void resync_step(struct event_source *es)
+{
+	unsigned done = 0;
+	for (struct node *n = es->nodes; n && es->resync_open; n = n->next) {
+		if (n->dead || n->resync_round == es->resync_round)
 			continue;
+		if (done++ == RESYNC_NODES)
+			return;
+		n->resync_round = es->resync_round;
 		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
@@ -874,6 +920,7 @@ static void resync(struct event_source *es)
 		read_polled(es, fd, n, &after);
 		node_update(es, n, &after);
 	}
+	es->resync_open = false;
 }
 
 static void on_inotify(struct event_source *es, const struct inotify_event *ev)
@@ -955,29 +1002,88 @@ static void on_oom_eventfd(struct event_source *es, int efd)
 	refresh_polled(es, n, count);
 }
 
+/* Reads what fd has, as far as q holds (what is left stays in the kernel's queue). */
+static void drain(int fd, struct queued *q)
+{
+	if (q->head) {
+		memmove(q->buf, q->buf + q->head, q->len - q->head);
+		q->len -= q->head;
+		q->head = 0;
+	}
+	for (;;) {
+		if (q->cap - q->len < READ_CHUNK && q->cap < QUEUED_MAX) {
+			size_t cap = q->cap ? q->cap * 2 : READ_CHUNK * 2;
+			char *buf = realloc(q->buf, cap < QUEUED_MAX ? cap : QUEUED_MAX);
+			if (!buf)
+				return;
+			q->buf = buf;
+			q->cap = cap < QUEUED_MAX ? cap : QUEUED_MAX;
+		}
+		if (q->cap - q->len < sizeof(struct inotify_event) + NAME_MAX + 1)
+			return;
+		ssize_t len = read(fd, q->buf + q->len, q->cap - q->len);
+		if (len <= 0)
+			return;
+		q->len += (size_t)len;
+	}
+}
+
+/* Serves the notices in q while *budget lasts. */
+static void serve(struct event_source *es, struct queued *q, bool parents, size_t *budget)
+{
+	while (q->head < q->len && *budget) {
+		/* The buffer moves (drain): each notice is copied out, aligned. */
+		char one[sizeof(struct inotify_event) + NAME_MAX + 1] __attribute__((aligned(__alignof__(struct inotify_event))));
+		struct inotify_event *whole = (struct inotify_event *)one;
+		memcpy(whole, q->buf + q->head, sizeof(*whole));
+		size_t size = sizeof(*whole) + whole->len;
+		if (size > sizeof(one) || q->head + size > q->len) {
+			q->head = q->len; /* not a notice inotify makes */
+			break;
+		}
+		memcpy(one, q->buf + q->head, size);
+		q->head += size;
+		*budget = *budget > size ? *budget - size : 0;
+		if (parents)
+			on_parent_event(es, whole);
+		else
+			on_inotify(es, whole);
+	}
+	if (q->head == q->len)
+		q->head = q->len = 0;
+}
+
+/* The pending eventfd is readable exactly while work is left for the next call. */
+static void set_pending(struct event_source *es, bool pending)
+{
+	uint64_t one = 1;
+	if (pending == es->pending_set)
+		return;
+	if (pending ? write(es->pending_efd, &one, sizeof(one)) == sizeof(one)
+	            : read(es->pending_efd, &one, sizeof(one)) == sizeof(one))
+		es->pending_set = pending;
+}
+
 void event_source_process(struct event_source *es)
 {
-	char buf[READ_BUDGET] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct epoll_event evs[EPOLL_BATCH];
+	size_t budget = READ_BUDGET;
 	int k = epoll_wait(es->epfd, evs, EPOLL_BATCH, 0);
 	es->visits = TURN_VISITS;
 	es->busy++;
 	for (int i = 0; i < k; i++) {
 		uint64_t key = evs[i].data.u64;
-		if (key != KEY_INOTIFY && key != KEY_PARENTS) {
+		if (key != KEY_INOTIFY && key != KEY_PARENTS && key != KEY_PENDING)
 			on_oom_eventfd(es, (int)key);
-			continue;
-		}
-		ssize_t len = read(key == KEY_INOTIFY ? es->ifd : es->pfd, buf, sizeof(buf));
-		for (char *p = buf; len > 0 && p < buf + len;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-			if (key == KEY_INOTIFY)
-				on_inotify(es, ev);
-			else
-				on_parent_event(es, ev);
-			p += sizeof(*ev) + ev->len;
-		}
 	}
+	/* Whatever the kernel holds, read now: served or not, it no longer fills the queue every watch shares. */
+	drain(es->ifd, &es->iq);
+	drain(es->pfd, &es->pq);
+	serve(es, &es->iq, false, &budget);
+	serve(es, &es->pq, true, &budget);
+	if (es->resync_open)
+		resync_step(es);
+	set_pending(es, es->iq.len || es->pq.len || es->resync_open);
 	es->busy--;
 	reap(es);
 }
