@@ -60,6 +60,7 @@ struct ref {
 	size_t base_len; /* the length of the watched cgroup's rel in this hierarchy */
 	bool top;        /* the watched cgroup itself, not a descendant */
 	bool listed;     /* the subscriber could list the way down to it when last asked (may_list_down_to) */
+	unsigned listed_at; /* the watch's held.attribs then */
 };
 
 struct node {
@@ -106,10 +107,11 @@ struct queued {
 	size_t head, len, cap;
 };
 
-/* w->src: the nodes w holds. */
+/* w->src: the nodes w holds, and how many changes of their directories' owner or mode it saw (IN_ATTRIB). */
 struct held {
 	struct node **v;
 	size_t n;
+	unsigned attribs;
 };
 
 struct event_source {
@@ -461,8 +463,10 @@ static void node_update(struct event_source *es, struct node *n, const struct ev
 		for (size_t i = 0; i < k; i++) {
 			if (!takes(r, ch[i].kind))
 				continue;
-			if (listed == -2 && (listed = may_list_down_to(es, n, r, strlen(n->rel))) >= 0)
+			if (listed == -2 && (listed = may_list_down_to(es, n, r, strlen(n->rel))) >= 0) {
 				r->listed = listed;
+				r->listed_at = ((const struct held *)r->w->src)->attribs;
+			}
 			if (listed == 1 && may_read_count(es, n, r, ch[i].kind))
 				emit(es, n, r, ch[i].kind, ch[i].count);
 		}
@@ -610,7 +614,7 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 	LIST_PREPEND(es->nodes, n, prev, next);
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
 	for (int f = 0; f < NF_COUNT && r == 0; f++) {
-		uint32_t mask = f == NF_DIR ? IN_CREATE | IN_DELETE_SELF | IN_ONLYDIR : IN_MODIFY;
+		uint32_t mask = f == NF_DIR ? IN_CREATE | IN_DELETE_SELF | IN_ATTRIB | IN_ONLYDIR : IN_MODIFY;
 		r = watch_path(es, fd, file_name[f], mask, &n->wd[f], e, what);
 		if (r == 0 && n->wd[f] >= 0 && wd_put(es, n->wd[f], n, f) < 0) {
 			inotify_rm_watch(es->ifd, n->wd[f]);
@@ -696,6 +700,7 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	n->refs[n->nrefs++] = *tmpl;
 	n->refs[n->nrefs - 1].w = w;
 	n->refs[n->nrefs - 1].listed = true;
+	n->refs[n->nrefs - 1].listed_at = ((const struct held *)w->src)->attribs;
 	if (!h->unified && (tmpl->roles & (EV_BIT(EV_POPULATED) | EV_BIT(EV_EMPTY))) && !n->poll_populated) {
 		n->poll_populated = true;
 		int p = populated_now(es, fd);
@@ -806,7 +811,8 @@ void event_source_detach(struct event_source *es, struct watch *w)
 /*
  * Whether r's subscriber may hear that the descendant n was removed: whether it may list its parent, in which
  * its name was, and the way down to it. Where that is gone too (a tree removed at once), what was found the last
- * time it was asked. The watched cgroup's own removal is always told: the watch ends with it.
+ * time it was asked, if no directory the watch follows changed its owner or mode since (else the answer may be
+ * stale: not told). The watched cgroup's own removal is always told: the watch ends with it.
  */
 static bool may_tell_removed(struct event_source *es, const struct node *n, const struct ref *r)
 {
@@ -814,7 +820,7 @@ static bool may_tell_removed(struct event_source *es, const struct node *n, cons
 		return true;
 	const char *slash = strrchr(n->rel, '/');
 	int v = may_list_down_to(es, n, r, slash ? (size_t)(slash - n->rel) : 0);
-	return v < 0 ? r->listed : v == 1;
+	return v < 0 ? r->listed && r->listed_at == ((const struct held *)r->w->src)->attribs : v == 1;
 }
 
 /* n is gone: each watch hears `removed` where it takes it; a watch whose own cgroup it was ends. */
@@ -940,6 +946,10 @@ static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 		n->wd[s->f] = -1;
 	} else if (s->f == NF_DIR && (ev->mask & IN_CREATE) && (ev->mask & IN_ISDIR) && ev->len) {
 		node_child(es, n, ev->name);
+	} else if (s->f == NF_DIR && (ev->mask & IN_ATTRIB) && !ev->len) {
+		/* Its owner or mode changed: what its watches last found their subscribers may list is stale. */
+		for (size_t i = 0; i < n->nrefs; i++)
+			((struct held *)n->refs[i].w->src)->attribs++;
 	} else if (ev->mask & IN_MODIFY) {
 		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
 		struct event_state after = n->st;
