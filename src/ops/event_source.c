@@ -540,8 +540,12 @@ static int watch_path(struct event_source *es, int fd, const char *file, uint32_
 	return err_errno(e, errno, "cannot watch %s%s%s", what, *file ? "/" : "", file);
 }
 
-/* memory.oom_control's notification (v1): an eventfd the kernel signals on each OOM and when the cgroup goes. */
-static int watch_oom_control(struct event_source *es, int fd, struct node *n, struct err *e, const char *what)
+/*
+ * memory.oom_control's notification (v1): an eventfd the kernel signals on each OOM and when the cgroup goes.
+ * *dying: refused because the cgroup is being removed (its directory may still be there).
+ */
+static int watch_oom_control(struct event_source *es, int fd, struct node *n, bool *dying, struct err *e,
+                             const char *what)
 {
 	_cleanup_close_ int cfd = openat(fd, "memory.oom_control", O_RDONLY | O_CLOEXEC);
 	char line[64];
@@ -555,6 +559,7 @@ static int watch_oom_control(struct event_source *es, int fd, struct node *n, st
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)n->oom_efd};
 	if (r < 0 || epoll_ctl(es->epfd, EPOLL_CTL_ADD, n->oom_efd, &ev) < 0) {
 		r = r < 0 ? -r : errno;
+		*dying = r == ENODEV || r == ENOENT;
 		close(n->oom_efd);
 		n->oom_efd = -1;
 		return err_errno(e, r, "cannot register for OOM notices of %s through cgroup.event_control", what);
@@ -632,14 +637,15 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 		node_release(es, n);
 		return NULL;
 	}
+	bool dying = false;
 	if (r == 0 && !h->unified)
-		r = watch_oom_control(es, fd, n, e, what);
+		r = watch_oom_control(es, fd, n, &dying, e, what);
 	if (r == 0)
 		read_v1_files(fd, n, &n->st);
 	n->poll_pids = !h->unified && n->wd[NF_PIDS_EVENTS] >= 0;
 	if (r < 0) {
 		/* Removed while its watches were set up (its parent, its cgroup.event_control gone): nothing to follow. */
-		*gone = !still_there(h, rel, n->ino);
+		*gone = dying || !still_there(h, rel, n->ino);
 		node_release(es, n);
 		return NULL;
 	}
