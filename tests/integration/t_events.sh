@@ -514,8 +514,9 @@ while time.time() < end:
     with open(top + "/cgroup.procs", "w") as f: f.write(pid)
     time.sleep(0.1)
 ' "$d" "$pid")
+	# 20 pings: on 35bee0b each waited 4-7 s, 40 made the case take 174 s.
 	: >"$lat"
-	for i in $(seq 40); do
+	for i in $(seq 20); do
 		t0=$(now_ms)
 		timeout 20 "$CGM" --socket "$SOCK" ping >/dev/null || echo "ping $i failed" >>"$lat.err"
 		t1=$(now_ms)
@@ -524,9 +525,9 @@ while time.time() < end:
 	done
 	end_pids "$churn"
 	n=$(grep -c '"event":"populated"' "$out" || true)
-	p50=$(sort -n "$lat" | sed -n 20p)
+	p50=$(sort -n "$lat" | sed -n 10p)
 	p99=$(sort -n "$lat" | tail -1)
-	echo "measured: root's cgm ping while uid $TEST_UID churns a subtree watch 700-900 deep: p50 ${p50} ms, max ${p99} ms (40 pings); $n populated events told"
+	echo "measured: root's cgm ping while uid $TEST_UID churns a subtree watch 700-900 deep: p50 ${p50} ms, max ${p99} ms (20 pings); $n populated events told"
 	[ "$n" -gt 0 ] || fail "the watch told no populated event: $(cat "$out.err")"
 	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while a user's watch at depth 700 was told of its churn"
 	end_pids "$pid" "$WATCH_PID"
@@ -637,7 +638,9 @@ while time.time() < end:
 ' "$d/$i")")
 	done
 	for i in $(seq 150); do
-		run_as 0 "" timeout 0.3 "$CGM" --socket "$SOCK" watch evwsu subtree >/dev/null 2>"$err.$i" || true
+		# -k: under ASan, LeakSanitizer's check at exit can hang for good when timeout's second SIGTERM (to its
+		# process group) comes in the middle of it.
+		run_as 0 "" timeout -k 2 0.3 "$CGM" --socket "$SOCK" watch evwsu subtree >/dev/null 2>"$err.$i" || true
 		# Refused: cgm said why (one that said nothing within 0.3 s was only slow).
 		grep -q '^cgm: watch' "$err.$i" && { bad=$((bad + 1)); cp "$err.$i" "$err"; }
 	done
