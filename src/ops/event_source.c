@@ -117,10 +117,10 @@ struct held {
 struct event_source {
 	struct watch_registry *reg;
 	int epfd, ifd, pfd;
-	int pending_efd;             /* readable while notices read or nodes to read again wait for the next turn */
+	int pending_efd; /* readable while notices read or nodes to read again wait for the next turn */
 	bool pending_set;
-	struct queued iq, pq;        /* of ifd and pfd */
-	bool resync_open;            /* a reading again after an overflow is under way */
+	struct queued iq, pq; /* of ifd and pfd */
+	bool resync_open;     /* a reading again after an overflow is under way */
 	unsigned resync_round;
 	struct log_limit overflows;
 	struct node *nodes;
@@ -1049,7 +1049,8 @@ static void serve(struct event_source *es, struct queued *q, bool parents, size_
 {
 	while (q->head < q->len && *budget) {
 		/* The buffer moves (drain): each notice is copied out, aligned. */
-		char one[sizeof(struct inotify_event) + NAME_MAX + 1] __attribute__((aligned(__alignof__(struct inotify_event))));
+		char one[sizeof(struct inotify_event) + NAME_MAX + 1]
+		    __attribute__((aligned(__alignof__(struct inotify_event))));
 		struct inotify_event *whole = (struct inotify_event *)one;
 		memcpy(whole, q->buf + q->head, sizeof(*whole));
 		size_t size = sizeof(*whole) + whole->len;
