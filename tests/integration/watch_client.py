@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Subscribers of cgmanager's events that cgm watch cannot play, on raw unix sockets (stdlib only).
+
+  watch_client.py SOCKET MODE ARGS...
+
+Modes:
+  many NAME N CONNS       N Watch calls on NAME spread over CONNS connections, one after another; prints
+                          "K ok" and, at the first refusal, "error NAME: MESSAGE"; then holds the connections
+                          until killed (the watches end with them)
+  hold NAME N READY       N watches of NAME on one connection; writes READY, then holds it until killed
+  no-read NAME READY GO   one watch of the populated and empty events of NAME and its subtree; writes READY, reads
+                          nothing until the
+                          file GO exists, then reads until the daemon's "lost" event; prints
+                          "K events then lost COUNT" ("no lost after K events" if none comes within 60 s)
+"""
+import os
+import select
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from raw_client import authenticate, connect, pad, marshal_string, method_call, read_message, recv_exact  # noqa: E402
+
+IFACE1 = "org.linuxcontainers.cgmanager1"
+
+
+def watch_body(name, events):
+    body = marshal_string(b"", name)
+    items = b""
+    for e in events:
+        items = marshal_string(items, e)
+    body = pad(body, 4)
+    return body + struct.pack("<I", len(items)) + items
+
+
+def watch(s, name, events, serial):
+    s.sendall(method_call("Watch", "sas", serial=serial, body=watch_body(name, events), iface=IFACE1))
+    kind, err, text = read_message(s, with_text=True)
+    return kind == 2, err, text
+
+
+class Reader:
+    """Whole messages from a socket: (type, body) of each."""
+
+    def __init__(self, s):
+        self.s = s
+
+    def next(self):
+        fixed = recv_exact(self.s, 16)
+        body_len, _, fields_len = struct.unpack("<III", fixed[4:16])
+        rest = recv_exact(self.s, fields_len + (-(16 + fields_len) % 8) + body_len)
+        return fixed[1], rest[len(rest) - body_len:]
+
+
+def event_of(body):
+    """(id, name, event, count or None) of an Event signal's body "ussa{sv}"."""
+    i = 0
+    wid = struct.unpack_from("<I", body, i)[0]
+    i += 4
+    strings = []
+    for _ in range(2):
+        i += -i % 4
+        n = struct.unpack_from("<I", body, i)[0]
+        strings.append(body[i + 4:i + 4 + n].decode())
+        i += 5 + n
+    i += -i % 4
+    alen = struct.unpack_from("<I", body, i)[0]
+    i += 4
+    i += -i % 8
+    end = i + alen
+    count = None
+    while i < end:
+        i += -i % 8
+        n = struct.unpack_from("<I", body, i)[0]
+        key = body[i + 4:i + 4 + n].decode()
+        i += 5 + n
+        slen = body[i]
+        sig = body[i + 1:i + 1 + slen].decode()
+        i += 2 + slen
+        if sig == "t":
+            i += -i % 8
+            v = struct.unpack_from("<Q", body, i)[0]
+            i += 8
+            if key == "count":
+                count = v
+    return wid, strings[0], strings[1], count
+
+
+def main():
+    path, mode = sys.argv[1], sys.argv[2]
+    if mode == "many":
+        name, n, conns = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        socks = [connect(path) for _ in range(conns)]
+        for s in socks:
+            authenticate(s)
+        ok = 0
+        for k in range(n):
+            good, err, text = watch(socks[k % conns], name, [], k + 1)
+            if not good:
+                print("%d ok" % ok)
+                print("error %s: %s" % (err, text), flush=True)
+                break
+            ok += 1
+        else:
+            print("%d ok" % ok, flush=True)
+        while True:
+            time.sleep(60)
+    elif mode == "hold":
+        name, n, ready = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+        s = connect(path)
+        authenticate(s)
+        for k in range(n):
+            good, err, text = watch(s, name, [], k + 1)
+            if not good:
+                print("error %s: %s" % (err, text), flush=True)
+                sys.exit(1)
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        while True:
+            time.sleep(60)
+    elif mode == "no-read":
+        name, ready, go = sys.argv[3], sys.argv[4], sys.argv[5]
+        s = connect(path)
+        authenticate(s)
+        good, err, text = watch(s, name, ["populated", "empty", "subtree"], 1)
+        if not good:
+            print("error %s: %s" % (err, text))
+            sys.exit(1)
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        while not os.path.exists(go):
+            time.sleep(0.05)
+        s.settimeout(60)
+        r = Reader(s)
+        seen = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if not select.select([s], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                break
+            kind, body = r.next()
+            if kind != 4:
+                continue
+            wid, ename, event, count = event_of(body)
+            if event == "lost":
+                print("%d events then lost %d" % (seen, count))
+                return
+            seen += 1
+        print("no lost after %d events" % seen)
+    else:
+        sys.exit("unknown mode " + mode)
+
+
+if __name__ == "__main__":
+    main()
