@@ -12,6 +12,13 @@ Modes:
                           nothing until the
                           file GO exists, then reads until the daemon's "lost" event; prints
                           "K events then lost COUNT" ("no lost after K events" if none comes within 60 s)
+  flood NAME DIR STEPS    about 10^5 flips of populated in the children of cgroup2 directory DIR (NAME to the daemon),
+                          each one seen: the children are two sets of as many; one task per child of the first set
+                          (forked here) goes in, then at each of STEPS steps every task moves to its twin in the other
+                          set, the next step once this connection's own watch of NAME's subtree was told of every
+                          child that filled and every one that emptied; prints "E events in S steps". Without the
+                          pacing, the kernel's notices read after a task left show no change, and how many events
+                          fire depends on the machine's speed.
 """
 import os
 import select
@@ -87,6 +94,66 @@ def event_of(body):
     return wid, strings[0], strings[1], count
 
 
+def fork_pausers(n):
+    """n children that wait for a signal and die with this process."""
+    import ctypes
+    import signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    pids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            while True:
+                signal.pause()
+        pids.append(pid)
+    return pids
+
+
+def flood(path, name, cgdir, steps):
+    children = sorted(c for c in os.listdir(cgdir) if os.path.isdir(os.path.join(cgdir, c)))
+    half = len(children) // 2
+    s = connect(path)
+    authenticate(s)
+    good, err, text = watch(s, name, ["populated", "empty", "subtree"], 1)
+    if not good:
+        sys.exit("error %s: %s" % (err, text))
+    r = Reader(s)
+    pids = fork_pausers(half)
+    fds = [os.open(os.path.join(cgdir, c, "cgroup.procs"), os.O_WRONLY) for c in children]
+    seen = 0
+
+    def wait_for(filled, emptied):
+        nonlocal seen
+        want = {"populated": filled, "empty": emptied}
+        while want["populated"] > 0 or want["empty"] > 0:
+            kind, body = r.next()
+            if kind != 4:
+                continue
+            _, ename, ev, count = event_of(body)
+            if ev == "lost":
+                sys.exit("the pacing subscriber lost %d events: a step is more than its queue holds" % count)
+            seen += 1
+            if ename != name and ev in want:
+                want[ev] -= 1
+
+    s.settimeout(60)
+    try:
+        for i, pid in enumerate(pids):
+            os.write(fds[i], b"%d" % pid)
+        wait_for(half, 0)
+        for step in range(steps):
+            into = half * ((step + 1) % 2)
+            for i, pid in enumerate(pids):
+                os.write(fds[into + i], b"%d" % pid)
+            wait_for(half, half)
+    finally:
+        for pid in pids:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    print("%d events in %d steps" % (seen, steps), flush=True)
+
+
 def main():
     path, mode = sys.argv[1], sys.argv[2]
     if mode == "many":
@@ -147,6 +214,8 @@ def main():
                 return
             seen += 1
         print("no lost after %d events" % seen)
+    elif mode == "flood":
+        flood(path, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
         sys.exit("unknown mode " + mode)
 
