@@ -75,6 +75,7 @@ for t in $(declare -F | awk '{print $3}' | grep '^test_' | sort); do
 		"$t"
 	) 2>&1 )
 	rc=$?
+	end_test_pids
 	took=$(( $(now_ms) - t0 ))
 	took="$((took / 1000)).$((took % 1000 / 100)) s"
 	if [ $rc = 77 ] && daemon_alive; then

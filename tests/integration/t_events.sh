@@ -39,6 +39,10 @@ print(time.time_ns() // 1000)
 ' "$1"
 }
 
+# Latency is judged where the daemon runs at its own speed or near it (t_load.sh does the same): under valgrind,
+# 10-50 times slower and serialised with valgrind's own work, it is only printed; that lane is for memcheck.
+latency_judged() { [ "$LANE" != valgrind ]; }
+
 test_events_populated_empty_within_100ms() {
 	cgm_root new evpop >/dev/null
 	local out=$WORK/evpop.out pid t_exit t_ev
@@ -49,7 +53,7 @@ test_events_populated_empty_within_100ms() {
 	expect_event "$out" empty evpop
 	t_ev=$(event_field "$out" empty evpop time_us)
 	echo "measured: empty read by the daemon $(( (t_ev - t_exit) / 1000 )) ms after the last task's exit was seen"
-	[ $((t_ev - t_exit)) -le 100000 ] || fail "empty came $(( (t_ev - t_exit) / 1000 )) ms after the last task exited"
+	! latency_judged || [ $((t_ev - t_exit)) -le 100000 ] || fail "empty came $(( (t_ev - t_exit) / 1000 )) ms after the last task exited"
 	end_pids "$pid" "$WATCH_PID"
 }
 
@@ -534,9 +538,10 @@ while time.time() < end:
 	p50=$(sort -n "$lat" | sed -n 10p)
 	p99=$(sort -n "$lat" | tail -1)
 	echo "measured: root's pings while uid $TEST_UID churns a subtree watch 700-900 deep: p50 ${p50} ms, max ${p99} ms (20 pings); $n populated events told"
-	[ "$n" -gt 0 ] || fail "the watch told no populated event: $(cat "$out.err")"
-	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while a user's watch at depth 700 was told of its churn"
 	end_pids "$pid" "$WATCH_PID"
+	[ "$n" -gt 0 ] || fail "the watch told no populated event: $(cat "$out.err")"
+	! latency_judged || [ "$p99" -le 250 ] ||
+		fail "another client's ping took up to $p99 ms (p50 $p50 ms) while a user's watch at depth 700 was told of its churn"
 }
 
 # A subtree watch of a v1 cgroup whose owner then makes 4000 levels beneath it by plain mkdir (t_deep_trees.sh's
@@ -566,7 +571,8 @@ test_events_subtree_watch_of_a_deep_v1_tree_does_not_stall_other_clients() {
 	p50=$(sort -n "$lat" | sed -n "$(((n + 1) / 2))p")
 	p99=$(sort -n "$lat" | tail -1)
 	echo "measured: root's pings while uid $DO has a subtree watch of a v1 cgroup 4000 levels deep: p50 ${p50} ms, max ${p99} ms ($n pings)"
-	[ "$p99" -le 250 ] || fail "another client's ping took up to $p99 ms (p50 $p50 ms) while one subtree watch of a tree 4000 levels deep was checked"
+	! latency_judged || [ "$p99" -le 250 ] ||
+		fail "another client's ping took up to $p99 ms (p50 $p50 ms) while one subtree watch of a tree 4000 levels deep was checked"
 }
 
 # The removal of a descendant is told only if the subscriber may list its parent (may_tell_removed); where the
