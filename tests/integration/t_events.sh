@@ -682,3 +682,36 @@ while time.time() < end:
 	echo "measured: $n overflows of the daemon's inotify queue in 8 s of one user's churn"
 	[ "$n" = 0 ] || fail "one user's churn in its own cgroup overflowed the inotify queue all watches share $n times"
 }
+
+# v1 lets a cgroup's owner rename(2) a child within its parent (cgroup2 does not); the daemon's nodes are keyed by
+# name and inode, and inotify gives one watch descriptor per inode and instance. TEST_UID's watch of evren/a, then
+# a rename of a to b, then a subtree watch of evren/b: the second node of the same directory gets the same
+# descriptor. When the first watch ends, the daemon removes that descriptor from the kernel (the second node's
+# too) and drops the second node's slot of it, keeping the first's, which points to the node it then frees: the
+# kernel's IN_IGNORED for it is looked up there (a use after free, which the ASan lane reports), and the subtree
+# watch of evren/b no longer hears of children made in it. Its child c, made after the first watch ended and
+# given a task, must be told of (populated) as any other child.
+test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
+	multi_hierarchy || skip "cgroup2 has no rename"
+	local h d out1=$WORK/evren1.out out2=$WORK/evren2.out w1 pid
+	# A v1 hierarchy alone, no controller's events: the watch's primary one (emptiness, removal, new children).
+	h=$(sb_hierarchies | grep -vxE 'unified|memory|pids|freezer' | head -1)
+	delegate evren "$TEST_UID" "$h"
+	d=$(sb_path "$h")/evren
+	run_as "$TEST_UID" "" mkdir "$d/a"
+	watch_start "$out1" "$TEST_UID" "" evren/a || return 1
+	w1=$WATCH_PID
+	run_as "$TEST_UID" "" mv "$d/a" "$d/b" || { fail "uid $TEST_UID could not rename its v1 cgroup"; return 1; }
+	watch_start "$out2" "$TEST_UID" "" evren/b populated subtree || return 1
+	end_pids "$w1"
+	# The daemon has ended the first watch once its connection's end is logged.
+	wait_until 5 grep -q "its 1 watches ended; uid $TEST_UID now follows 1 cgroups" "$WORK/daemon.log" ||
+		fail "the first watch did not end: $(grep 'watches ended' "$WORK/daemon.log" | tail -2)"
+	run_as "$TEST_UID" "" mkdir "$d/b/c"
+	pid=$(spawn_sleeper "$TEST_UID" "")
+	echo "$pid" >"$d/b/c/cgroup.procs"
+	# v1 emptiness is checked once a second.
+	wait_until 5 event_seen "$out2" populated evren/b/c ||
+		fail "the subtree watch of evren/b did not follow its new child once the watch of evren/a (the same directory, renamed) ended: $(cat "$out2")"
+	end_pids "$pid" "$WATCH_PID"
+}
