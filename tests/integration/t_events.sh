@@ -715,3 +715,40 @@ test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
 		fail "the subtree watch of evren/b did not follow its new child once the watch of evren/a (the same directory, renamed) ended: $(cat "$out2")"
 	end_pids "$pid" "$WATCH_PID"
 }
+
+# Unwatch ends a watch: its reply is the last word of it. A subscriber that read nothing while populated flags
+# changed for 3 s beneath its subtree watch (a task moved round 200 cgroups: the socket full, the daemon's queue of
+# 64 full) calls Unwatch and reads until the reply, then 2 s more: no Event of that watch's id may come after the
+# reply. The daemon answers Unwatch at once, ahead of the events still queued for the connection (dbus/events.c),
+# and sends those later under an id that is no longer a watch: a client that dropped its state for the id on the
+# reply (a library's callback data, freed) is handed events of it.
+test_events_no_event_of_a_watch_after_its_unwatch_reply() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	cgm_root new evunw >/dev/null
+	local ready=$WORK/evunw.ready go=$WORK/evunw.go res=$WORK/evunw.res d pid sub i
+	d=$(sb_path unified)/evunw
+	for i in $(seq 0 199); do mkdir "$d/f$i"; done
+	chmod 777 "$WORK"
+	sub=$(spawn_as 0 "" bash -c 'exec python3 "$0" "$1" unwatch evunw "$2" "$3" >"$4" 2>&1' "$WATCH_CLIENT" "$SOCK" \
+		"$ready" "$go" "$res")
+	wait_until 10 test -e "$ready" || fail "the subscriber did not start: $(cat "$res")"
+	pid=$(spawn_sleeper 0 "")
+	python3 -c '
+import os, sys, time
+pid, d = sys.argv[1].encode(), sys.argv[2]
+fds = [os.open("%s/f%d/cgroup.procs" % (d, i), os.O_WRONLY) for i in range(200)]
+end = time.time() + 3
+k = 0
+while time.time() < end:
+    k += 1
+    os.write(fds[k % 200], pid)
+' "$pid" "$d"
+	end_pids "$pid"
+	sleep 1
+	touch "$go"
+	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
+	echo "measured: $(cat "$res")"
+	grep -qE '^[0-9]+ events before Unwatch.s reply, 0 of watch [0-9]+ after it \(.*\)$' "$res" ||
+		fail "events of an unwatched watch came after Unwatch's reply: $(cat "$res")"
+	end_pids "$sub"
+}

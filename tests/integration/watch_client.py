@@ -12,6 +12,8 @@ Modes:
                           nothing until the
                           file GO exists, then reads until the daemon's "lost" event; prints
                           "K events then lost COUNT" ("no lost after K events" if none comes within 60 s)
+  unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
+                          then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
 """
 import os
 import select
@@ -147,6 +149,40 @@ def main():
                 return
             seen += 1
         print("no lost after %d events" % seen)
+    elif mode == "unwatch":
+        name, ready, go = sys.argv[3], sys.argv[4], sys.argv[5]
+        s = connect(path)
+        authenticate(s)
+        r = Reader(s)
+        s.sendall(method_call("Watch", "sas", serial=1, body=watch_body(name, ["populated", "empty", "subtree"]),
+                              iface=IFACE1))
+        kind, body = r.next()
+        if kind != 2:
+            print("Watch refused")
+            sys.exit(1)
+        wid = struct.unpack_from("<I", body, 0)[0]
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        while not os.path.exists(go):
+            time.sleep(0.05)
+        s.settimeout(60)
+        s.sendall(method_call("Unwatch", "u", serial=2, body=struct.pack("<I", wid), iface=IFACE1))
+        before = 0
+        while True:
+            kind, body = r.next()
+            if kind == 4:
+                before += 1
+            elif kind in (2, 3):
+                break
+        after = other = 0
+        deadline = time.monotonic() + 2
+        while select.select([s], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            kind, body = r.next()
+            if kind == 4 and event_of(body)[0] == wid:
+                after += 1
+            elif kind == 4:
+                other += 1
+        print("%d events before Unwatch's reply, %d of watch %d after it (%d others)" % (before, after, wid, other))
     else:
         sys.exit("unknown mode " + mode)
 
