@@ -752,3 +752,52 @@ while time.time() < end:
 		fail "events of an unwatched watch came after Unwatch's reply: $(cat "$res")"
 	end_pids "$sub"
 }
+
+# Each event of a descendant is checked by opening every cgroup from the watched one down to it (may_list_down_to),
+# once for each watch that follows it; the caps count cgroups followed, not that work. Within their caps, two users
+# hold 28 subtree watches (7 on each of 4 connections: 33 cgroups each, 462 of each uid's 512) of 60001's evamp,
+# under which 60001 made two chains 16 deep (a1/../a16, b1/../b16, plain mkdir on cgroup2), and 60001 moves its
+# task between a16 and b16 every 5 ms: each move changes the populated flag of 32 cgroups, each checked 28 times
+# at up to 17 levels. Another client's Ping, on a connection of its own (no client start in the figure), must not
+# wait behind that more than the deep-tree cases allow (250 ms).
+test_events_subtree_watches_of_deep_chains_do_not_stall_other_clients() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evamp "$TEST_UID"
+	local d i u a b pid mover subs=() res=$WORK/evamp.pings p99
+	d=$(sb_path unified)/evamp
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for c in "ab":
+    p = sys.argv[1]
+    for i in range(1, 17):
+        p += "/%s%d" % (c, i)
+        os.mkdir(p)
+' "$d" || { fail "uid $TEST_UID could not make two chains 16 deep beneath evamp"; return 1; }
+	chmod 777 "$WORK"
+	for i in 1 2 3 4; do
+		u=$TEST_UID
+		[ "$i" -gt 2 ] && u=$TEST_UID2
+		subs+=("$(spawn_as "$u" "" bash -c 'exec /usr/bin/python3 "$0" "$1" hold evamp 7 "$2" populated subtree >"$2.log" 2>&1' \
+			"$WATCH_CLIENT" "$SOCK" "$WORK/evamp.ready$i")")
+		wait_until 30 test -e "$WORK/evamp.ready$i" || { fail "subscriber $i: $(cat "$WORK/evamp.ready$i.log")"; return 1; }
+	done
+	pid=$(spawn_sleeper "$TEST_UID" evamp)
+	a=$d$(printf '/a%d' $(seq 16))
+	b=$d$(printf '/b%d' $(seq 16))
+	mover=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c '
+import sys, time
+a, b, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.time() + 10
+while time.time() < end:
+    for t in (a, b):
+        with open(t + "/cgroup.procs", "w") as f:
+            f.write(pid)
+        time.sleep(0.005)
+' "$a" "$b" "$pid")
+	sleep 1
+	python3 "$WATCH_CLIENT" "$SOCK" pings 300 >"$res" || fail "the pings failed: $(cat "$res")"
+	end_pids "$mover" "$pid" "${subs[@]}"
+	echo "measured: another client's Ping (ms) while 28 subtree watches follow two chains 16 deep: $(cat "$res")"
+	p99=$(awk '{print $4}' "$res")
+	[ "$p99" -le 250 ] || fail "another client's Ping took up to $(awk '{print $6}' "$res") ms (p99 $p99 ms)"
+}

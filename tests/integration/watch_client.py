@@ -7,11 +7,15 @@ Modes:
   many NAME N CONNS       N Watch calls on NAME spread over CONNS connections, one after another; prints
                           "K ok" and, at the first refusal, "error NAME: MESSAGE"; then holds the connections
                           until killed (the watches end with them)
-  hold NAME N READY       N watches of NAME on one connection; writes READY, then holds it until killed
+  hold NAME N READY [EVENT...]
+                          N watches of NAME (of EVENTs: all by default) on one connection; writes READY, then
+                          holds it until killed, reading nothing
   no-read NAME READY GO   one watch of the populated and empty events of NAME and its subtree; writes READY, reads
                           nothing until the
                           file GO exists, then reads until the daemon's "lost" event; prints
                           "K events then lost COUNT" ("no lost after K events" if none comes within 60 s)
+  pings N                 N Pings on one connection, 20 ms apart; prints "p50 A p99 B max C" (ms): the daemon's own
+                          latency, without a client's start
   unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
                           then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
 """
@@ -109,11 +113,11 @@ def main():
         while True:
             time.sleep(60)
     elif mode == "hold":
-        name, n, ready = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+        name, n, ready, events = sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:]
         s = connect(path)
         authenticate(s)
         for k in range(n):
-            good, err, text = watch(s, name, [], k + 1)
+            good, err, text = watch(s, name, events, k + 1)
             if not good:
                 print("error %s: %s" % (err, text), flush=True)
                 sys.exit(1)
@@ -149,6 +153,19 @@ def main():
                 return
             seen += 1
         print("no lost after %d events" % seen)
+    elif mode == "pings":
+        n = int(sys.argv[3])
+        s = connect(path)
+        authenticate(s)
+        lat = []
+        for k in range(n):
+            t0 = time.monotonic()
+            s.sendall(method_call("Ping", "i", serial=k + 1, body=struct.pack("<i", 0)))
+            read_message(s)
+            lat.append((time.monotonic() - t0) * 1000)
+            time.sleep(0.02)
+        lat.sort()
+        print("p50 %.0f p99 %.0f max %.0f" % (lat[n // 2], lat[n * 99 // 100], lat[-1]))
     elif mode == "unwatch":
         name, ready, go = sys.argv[3], sys.argv[4], sys.argv[5]
         s = connect(path)
