@@ -801,3 +801,33 @@ while time.time() < end:
 	p99=$(awk '{print $4}' "$res")
 	[ "$p99" -le 250 ] || fail "another client's Ping took up to $(awk '{print $6}' "$res") ms (p99 $p99 ms)"
 }
+
+# A subtree watch is charged for each descendant it follows, to the subscriber's uid, and the descendants are made
+# by whoever owns the watched cgroup: plain mkdir, free to the user a cgroup is delegated to. Root's account (uid
+# 0: every root supervisor's connections together) is 512. Two root subscribers (a login manager's and a runtime's
+# connections) watch 60001's evacc with subtree; 60001 makes 300 children in it. Root's next Watch, of evroot (a
+# cgroup of root's own that no user can touch), must not be refused because of what 60001 made.
+test_events_a_users_mkdirs_do_not_use_up_roots_watches() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evacc "$TEST_UID"
+	cgm_root new evroot >/dev/null
+	local d out1=$WORK/evacc1.out out2=$WORK/evacc2.out w1 w2 err=$WORK/evacc.err
+	d=$(sb_path unified)/evacc
+	watch_start "$out1" 0 "" evacc subtree || return 1
+	w1=$WATCH_PID
+	watch_start "$out2" 0 "" evacc subtree || return 1
+	w2=$WATCH_PID
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(300):
+    os.mkdir("%s/c%d" % (sys.argv[1], i))
+' "$d" || { fail "uid $TEST_UID could not make 300 children of evacc"; return 1; }
+	# Both watches have met their connection's cap once each says it misses events.
+	wait_until 10 grep -q '"event":"lost"' "$out1" && wait_until 10 grep -q '"event":"lost"' "$out2" ||
+		fail "the root watches did not reach their caps: $(tail -1 "$out1") $(tail -1 "$out2")"
+	if ! run_as 0 "" timeout -k 2 2 "$CGM" --socket "$SOCK" watch evroot 2>"$err"; then
+		grep -q '^watching' "$err" ||
+			fail "root's Watch of its own evroot was refused after uid $TEST_UID made 300 cgroups: $(cat "$err")"
+	fi
+	end_pids "$w1" "$w2"
+}
