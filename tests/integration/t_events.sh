@@ -831,3 +831,31 @@ for i in range(300):
 	fi
 	end_pids "$w1" "$w2"
 }
+
+# watch_id UID NAME: the id a fresh `cgm watch NAME` of UID is given (its connection then ends).
+watch_id() {
+	local out=$WORK/evid.$RANDOM
+	watch_start "$out" "$1" "" "$2" || return 1
+	sed -nE 's/^watching .* \(watch ([0-9]+)\)$/\1/p' "$out.err"
+	end_pids "$WATCH_PID"
+}
+
+# Ids are one counter of the whole daemon: two watches of 60002's, one after the other, with none or three of
+# root's in between (a login manager's, a runtime's), are given ids whose difference is the number of watches
+# anyone made meanwhile. A subscriber learns how often other users' supervisors subscribe (a login, a container
+# started) by watching now and then; its ids need only be its own connection's, or not guessable.
+test_events_watch_ids_do_not_count_other_users_watches() {
+	cgm_root new evid >/dev/null
+	local a b c e i roots=()
+	a=$(watch_id "$TEST_UID2" evid) && b=$(watch_id "$TEST_UID2" evid) || return 1
+	for i in 1 2 3; do
+		watch_start "$WORK/evidroot$i.out" 0 "" evid || return 1
+		roots+=("$WATCH_PID")
+	done
+	c=$(watch_id "$TEST_UID2" evid) || return 1
+	e=$(watch_id "$TEST_UID2" evid) || return 1
+	end_pids "${roots[@]}"
+	echo "measured: uid $TEST_UID2's ids: $a, $b; then, root's three watches later, $c, $e"
+	[ $((c - b)) -ne 4 ] ||
+		fail "uid $TEST_UID2's watch ids $b then $c: the difference tells that 3 other watches were made in between"
+}
