@@ -897,3 +897,29 @@ for c in "AB":
 	[ $((t_ev - t_exit)) -le 2000000 ] ||
 		fail "root's empty of evvict came $(((t_ev - t_exit) / 1000)) ms after its last task exited (v1's check: once a second)"
 }
+
+# The churn case's rename: a cgroup's removal is found by its name in the parent's IN_DELETE (on_parent_event), but
+# v1 lets its owner rename it first (within its parent), and nothing follows IN_MOVED_*. Root's subtree watch of
+# 60001's evrc (all events: it follows evrc in the freezer hierarchy, where nothing is polled); 60001 makes c in
+# freezer:/evrc, lets the daemon follow it, renames it c2 and removes c2, 100 times. Each node of a c stays, with
+# its inotify watch and its unit of root's account, for as long as the watch lasts (at 256, the watch stops
+# following anything new). Once nothing is beneath evrc, the daemon must hold no more inotify watches than before.
+test_events_v1_renamed_then_removed_child_leaves_no_inotify_watch() {
+	has_hierarchy freezer || skip "no v1 freezer hierarchy here"
+	delegate evrc "$TEST_UID"
+	local out=$WORK/evrc.out d=$(sb_path freezer)/evrc wds0
+	watch_start "$out" 0 "" evrc subtree || return 1
+	wds0=$(daemon_inotify_wds)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys, time
+d = sys.argv[1]
+for i in range(100):
+    os.mkdir(d + "/c")
+    time.sleep(0.02)
+    os.rename(d + "/c", d + "/c2")
+    os.rmdir(d + "/c2")
+' "$d" || { fail "uid $TEST_UID could not make, rename and remove its v1 cgroup"; return 1; }
+	wait_until 5 test "$(daemon_inotify_wds)" -le "$wds0" ||
+		fail "after 100 children renamed and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
+	end_pids "$WATCH_PID"
+}
