@@ -923,3 +923,50 @@ for i in range(100):
 		fail "after 100 children renamed and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
 	end_pids "$WATCH_PID"
 }
+
+# A subscriber that does not read holds at most 64 events in the daemon, each with its name (cgmanager(8),
+# EVENTS), and a name is up to 4 KiB: the bound is per connection, and a user may hold 128. 60001 names a cgroup of
+# its own 14 levels of 250-byte names beneath evmem (3.5 KiB), watches it from 120 connections of one process that
+# reads nothing, and moves its task in and out for 6 s. The daemon's RSS must not grow by more than the 16 MiB the
+# hostile-load cases allow one user's attack (t_load.sh).
+test_events_unread_subscribers_of_one_user_bounded_with_long_names() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evmem "$TEST_UID"
+	local d name out=$WORK/evmem.out sub pid rss0 rss1
+	d=$(sb_path unified)/evmem
+	name=$(run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+p, n = sys.argv[1], "evmem"
+for i in range(14):
+    c = ("%02d" % i) + "x" * 248
+    p += "/" + c
+    n += "/" + c
+    os.mkdir(p)
+print(n)
+' "$d") || { fail "uid $TEST_UID could not make its long-named cgroups"; return 1; }
+	chmod 777 "$WORK"
+	sub=$(spawn_as "$TEST_UID" "" bash -c 'exec /usr/bin/python3 "$0" "$1" many "$2" 120 120 >"$3" 2>&1' "$WATCH_CLIENT" \
+		"$SOCK" "$name" "$out")
+	wait_until 60 grep -qE '^(error|120 ok)' "$out" || fail "the watches did not finish: $(cat "$out")"
+	grep -q '^120 ok' "$out" || { fail "the watches were refused: $(cat "$out")"; return 1; }
+	rss0=$(daemon_rss_kb)
+	pid=$(spawn_sleeper "$TEST_UID" evmem)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import sys, time
+top, deep, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.time() + 6
+while time.time() < end:
+    for t in (deep, top):
+        with open(t + "/cgroup.procs", "w") as f:
+            f.write(pid)
+        time.sleep(0.012)
+' "$d" "$(sb_path unified)/$name" "$pid"
+	sleep 1
+	rss1=$(daemon_rss_kb)
+	end_pids "$pid" "$sub"
+	echo "measured: daemon RSS ${rss0} KiB with 120 watches of a ${#name}-byte name, ${rss1} KiB after 6 s of events"
+	if [ "$LANE" = host ] || [ "$LANE" = v2 ]; then
+		[ $((rss1 - rss0)) -le 16384 ] ||
+			fail "the daemon grew by $(((rss1 - rss0) / 1024)) MiB for one user's subscribers that do not read (bound 16 MiB)"
+	fi
+}
