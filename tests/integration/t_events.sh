@@ -970,3 +970,27 @@ while time.time() < end:
 			fail "the daemon grew by $(((rss1 - rss0) / 1024)) MiB for one user's subscribers that do not read (bound 16 MiB)"
 	fi
 }
+
+# --max-watches is one cap for all clients, and unlike --max-connections (SERVER_ROOT_RESERVED_CONNS) it keeps
+# nothing for root: accounts that each stay within their own cap (every container has one: a host of 32 containers
+# fills the default 16384) fill it together, and then root's supervisors can watch nothing. A daemon of this
+# test's own with --max-watches 1024 stands for that host: 60001 and 60002 each follow their 512, then root's
+# Watch of a cgroup of its own must still be served.
+test_events_total_watch_cap_keeps_room_for_root() {
+	local sock=$WORK/evtot.sock log=$WORK/evtot.log u pids=() err=$WORK/evtot.err
+	daemon_spawn "$sock" "$log" --max-watches 1024
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$log")"
+	cgm_root new evtot >/dev/null
+	chmod 777 "$WORK"
+	for u in "$TEST_UID" "$TEST_UID2"; do
+		pids+=("$(spawn_as "$u" "" bash -c 'exec /usr/bin/python3 "$0" "$1" many evtot 600 3 >"$2" 2>&1' "$WATCH_CLIENT" \
+			"$sock" "$WORK/evtot.$u")")
+		wait_until 60 grep -q '^error' "$WORK/evtot.$u" || fail "uid $u's watches were not capped: $(cat "$WORK/evtot.$u")"
+	done
+	echo "measured: $(head -1 "$WORK/evtot.$TEST_UID") for $TEST_UID, $(head -1 "$WORK/evtot.$TEST_UID2") for $TEST_UID2"
+	if ! run_as 0 "" timeout -k 2 2 "$CGM" --socket "$sock" watch evtot 2>"$err"; then
+		grep -q '^watching' "$err" || fail "root's Watch was refused once two users had their own caps' worth: $(cat "$err")"
+	fi
+	end_pids "${pids[@]}"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+}
