@@ -994,3 +994,22 @@ test_events_total_watch_cap_keeps_room_for_root() {
 	end_pids "${pids[@]}"
 	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
 }
+
+# The rename case again, as a user would run it to take the daemon down: 60001 owns evcr (v1, no controller's
+# events, so the watches' primary hierarchy). 1000 times: it makes evcr/aK, watches it on one connection, renames
+# it bK, watches bK (subtree) on a second, and closes the first while a third connection asks for watches of its
+# cgroups of 66 name lengths (watch_client.py rename-churn). Each round frees a node whose wd slot stays behind,
+# and the allocations between the free and the kernel's IN_IGNORED land in its memory: on_inotify then takes
+# whatever is there for a node. The daemon must be alive and answer afterwards.
+test_events_v1_rename_unwatch_churn_does_not_crash_the_daemon() {
+	multi_hierarchy || skip "cgroup2 has no rename"
+	local h d out=$WORK/evcr.out
+	h=$(sb_hierarchies | grep -vxE 'unified|memory|pids|freezer' | head -1)
+	delegate evcr "$TEST_UID" "$h"
+	d=$(sb_path "$h")/evcr
+	chmod 777 "$WORK"
+	run_as "$TEST_UID" "" /usr/bin/python3 "$WATCH_CLIENT" "$SOCK" rename-churn "$d" evcr 1000 >"$out" 2>&1 || true
+	sleep 1
+	daemon_alive || { fail "the daemon died during uid $TEST_UID's renames and unwatches ($(tail -1 "$out"))"; return 1; }
+	ping_quickly || return 1
+}

@@ -16,6 +16,10 @@ Modes:
                           "K events then lost COUNT" ("no lost after K events" if none comes within 60 s)
   pings N                 N Pings on one connection, 20 ms apart; prints "p50 A p99 B max C" (ms): the daemon's own
                           latency, without a client's start
+  rename-churn DIR NAME N as the owner of the v1 cgroup NAME (its directory DIR), N times: makes DIR/aK, watches
+                          NAME/aK on one connection, renames aK to bK, watches NAME/bK (subtree) on a second, and
+                          closes the first while a third asks for watches of NAME/n* (66 name lengths, made first);
+                          prints "done" (a connection the daemon drops ends it with a traceback)
   unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
                           then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
 """
@@ -166,6 +170,39 @@ def main():
             time.sleep(0.02)
         lat.sort()
         print("p50 %.0f p99 %.0f max %.0f" % (lat[n // 2], lat[n * 99 // 100], lat[-1]))
+    elif mode == "rename-churn":
+        d, name, n = sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+        def watched(wname, events):
+            s = connect(path)
+            authenticate(s)
+            s.sendall(method_call("Watch", "sas", serial=1, body=watch_body(wname, events), iface=IFACE1))
+            Reader(s).next()
+            return s
+
+        others = []
+        for length in range(1, 200, 3):
+            os.mkdir("%s/n%s" % (d, "y" * length))
+            others.append("%s/n%s" % (name, "y" * length))
+        other, held, serial = None, [], 1
+        for k in range(n):
+            if k % 20 == 0:
+                if other:
+                    other.close()
+                other = connect(path)
+                authenticate(other)
+            os.mkdir("%s/a%d" % (d, k))
+            first = watched("%s/a%d" % (name, k), [])
+            os.rename("%s/a%d" % (d, k), "%s/b%d" % (d, k))
+            held.append(watched("%s/b%d" % (name, k), ["subtree"]))
+            for j in range(3):
+                serial += 1
+                other.sendall(method_call("Watch", "sas", serial=serial, iface=IFACE1,
+                                          body=watch_body(others[(k * 3 + j) % len(others)], [])))
+            first.close()
+            if len(held) > 50:
+                held.pop(0).close()
+        print("done")
     elif mode == "unwatch":
         name, ready, go = sys.argv[3], sys.argv[4], sys.argv[5]
         s = connect(path)
