@@ -1013,3 +1013,19 @@ test_events_v1_rename_unwatch_churn_does_not_crash_the_daemon() {
 	daemon_alive || { fail "the daemon died during uid $TEST_UID's renames and unwatches ($(tail -1 "$out"))"; return 1; }
 	ping_quickly || return 1
 }
+
+# A watch names its cgroup as the subscriber did, and a descendant beneath that name (cgmanager(8), EVENTS); the
+# caller's own cgroup is "/" as cgm prints it and as Watch takes it. 60001, in its delegated evslash, watches "/"
+# with subtree and makes job with a task: the event must name job (or /job), not //job, a name no call takes.
+test_events_descendant_of_a_watch_of_slash_is_named_right() {
+	delegate evslash "$TEST_UID"
+	local out=$WORK/evslash.out pid
+	watch_start "$out" "$TEST_UID" evslash / populated subtree || return 1
+	cgm_as "$TEST_UID" evslash new job >/dev/null
+	pid=$(spawn_sleeper "$TEST_UID" evslash/job)
+	wait_until 5 grep -q '"event":"populated"' "$out" || fail "no populated event came: $(cat "$out" "$out.err")"
+	sleep 1.2
+	end_pids "$pid" "$WATCH_PID"
+	! grep -q '"name":"//' "$out" || fail "the descendant's event names it with a doubled slash: $(grep '"name":"//' "$out" | head -1)"
+	grep -qE '"name":"/?job","event":"populated"' "$out" || fail "no populated of job: $(cat "$out")"
+}
