@@ -687,3 +687,350 @@ while time.time() < end:
 	echo "measured: $n overflows of the daemon's inotify queue in 8 s of one user's churn"
 	[ "$n" = 0 ] || fail "one user's churn in its own cgroup overflowed the inotify queue all watches share $n times"
 }
+
+# v1 lets a cgroup's owner rename(2) a child within its parent (cgroup2 does not); the daemon's nodes are keyed by
+# name and inode, and inotify gives one watch descriptor per inode and instance. TEST_UID's watch of evren/a, then
+# a rename of a to b, then a subtree watch of evren/b: the second node of the same directory gets the same
+# descriptor. When the first watch ends, the daemon removes that descriptor from the kernel (the second node's
+# too) and drops the second node's slot of it, keeping the first's, which points to the node it then frees: the
+# kernel's IN_IGNORED for it is looked up there (a use after free, which the ASan lane reports), and the subtree
+# watch of evren/b no longer hears of children made in it. Its child c, made after the first watch ended and
+# given a task, must be told of (populated) as any other child.
+test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
+	multi_hierarchy || skip "cgroup2 has no rename"
+	local h d out1=$WORK/evren1.out out2=$WORK/evren2.out w1 pid
+	# A v1 hierarchy alone, no controller's events: the watch's primary one (emptiness, removal, new children).
+	h=$(sb_hierarchies | grep -vxE 'unified|memory|pids|freezer' | head -1)
+	delegate evren "$TEST_UID" "$h"
+	d=$(sb_path "$h")/evren
+	run_as "$TEST_UID" "" mkdir "$d/a"
+	watch_start "$out1" "$TEST_UID" "" evren/a || return 1
+	w1=$WATCH_PID
+	run_as "$TEST_UID" "" mv "$d/a" "$d/b" || { fail "uid $TEST_UID could not rename its v1 cgroup"; return 1; }
+	watch_start "$out2" "$TEST_UID" "" evren/b populated subtree || return 1
+	end_pids "$w1"
+	# The daemon has ended the first watch once its connection's end is logged.
+	wait_until 5 grep -q "its 1 watches ended; uid $TEST_UID now follows 1 cgroups" "$WORK/daemon.log" ||
+		fail "the first watch did not end: $(grep 'watches ended' "$WORK/daemon.log" | tail -2)"
+	run_as "$TEST_UID" "" mkdir "$d/b/c"
+	pid=$(spawn_sleeper "$TEST_UID" "")
+	echo "$pid" >"$d/b/c/cgroup.procs"
+	# v1 emptiness is checked once a second.
+	wait_until 5 event_seen "$out2" populated evren/b/c ||
+		fail "the subtree watch of evren/b did not follow its new child once the watch of evren/a (the same directory, renamed) ended: $(cat "$out2")"
+	end_pids "$pid" "$WATCH_PID"
+}
+
+# Unwatch ends a watch: its reply is the last word of it. A subscriber that read nothing while populated flags
+# changed for 3 s beneath its subtree watch (a task moved round 200 cgroups: the socket full, the daemon's queue of
+# 64 full) calls Unwatch and reads until the reply, then 2 s more: no Event of that watch's id may come after the
+# reply. The daemon answers Unwatch at once, ahead of the events still queued for the connection (dbus/events.c),
+# and sends those later under an id that is no longer a watch: a client that dropped its state for the id on the
+# reply (a library's callback data, freed) is handed events of it.
+test_events_no_event_of_a_watch_after_its_unwatch_reply() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	cgm_root new evunw >/dev/null
+	local ready=$WORK/evunw.ready go=$WORK/evunw.go res=$WORK/evunw.res d pid sub i
+	d=$(sb_path unified)/evunw
+	for i in $(seq 0 199); do mkdir "$d/f$i"; done
+	chmod 777 "$WORK"
+	sub=$(spawn_as 0 "" bash -c 'exec python3 "$0" "$1" unwatch evunw "$2" "$3" >"$4" 2>&1' "$WATCH_CLIENT" "$SOCK" \
+		"$ready" "$go" "$res")
+	wait_until 10 test -e "$ready" || fail "the subscriber did not start: $(cat "$res")"
+	pid=$(spawn_sleeper 0 "")
+	python3 -c '
+import os, sys, time
+pid, d = sys.argv[1].encode(), sys.argv[2]
+fds = [os.open("%s/f%d/cgroup.procs" % (d, i), os.O_WRONLY) for i in range(200)]
+end = time.time() + 3
+k = 0
+while time.time() < end:
+    k += 1
+    os.write(fds[k % 200], pid)
+' "$pid" "$d"
+	end_pids "$pid"
+	sleep 1
+	touch "$go"
+	wait_until 70 grep -q . "$res" || fail "the subscriber did not report"
+	echo "measured: $(cat "$res")"
+	grep -qE '^[0-9]+ events before Unwatch.s reply, 0 of watch [0-9]+ after it \(.*\)$' "$res" ||
+		fail "events of an unwatched watch came after Unwatch's reply: $(cat "$res")"
+	end_pids "$sub"
+}
+
+# Each event of a descendant is checked by opening every cgroup from the watched one down to it (may_list_down_to),
+# once for each watch that follows it; the caps count cgroups followed, not that work. Within their caps, two users
+# hold 28 subtree watches (7 on each of 4 connections: 33 cgroups each, 462 of each uid's 512) of 60001's evamp,
+# under which 60001 made two chains 16 deep (a1/../a16, b1/../b16, plain mkdir on cgroup2), and 60001 moves its
+# task between a16 and b16 every 5 ms: each move changes the populated flag of 32 cgroups, each checked 28 times
+# at up to 17 levels. Another client's Ping, on a connection of its own (no client start in the figure), must not
+# wait behind that more than the deep-tree cases allow (250 ms).
+test_events_subtree_watches_of_deep_chains_do_not_stall_other_clients() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evamp "$TEST_UID"
+	local d i u a b pid mover subs=() res=$WORK/evamp.pings p99
+	d=$(sb_path unified)/evamp
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for c in "ab":
+    p = sys.argv[1]
+    for i in range(1, 17):
+        p += "/%s%d" % (c, i)
+        os.mkdir(p)
+' "$d" || { fail "uid $TEST_UID could not make two chains 16 deep beneath evamp"; return 1; }
+	chmod 777 "$WORK"
+	for i in 1 2 3 4; do
+		u=$TEST_UID
+		[ "$i" -gt 2 ] && u=$TEST_UID2
+		subs+=("$(spawn_as "$u" "" bash -c 'exec /usr/bin/python3 "$0" "$1" hold evamp 7 "$2" populated subtree >"$2.log" 2>&1' \
+			"$WATCH_CLIENT" "$SOCK" "$WORK/evamp.ready$i")")
+		wait_until 30 test -e "$WORK/evamp.ready$i" || { fail "subscriber $i: $(cat "$WORK/evamp.ready$i.log")"; return 1; }
+	done
+	pid=$(spawn_sleeper "$TEST_UID" evamp)
+	a=$d$(printf '/a%d' $(seq 16))
+	b=$d$(printf '/b%d' $(seq 16))
+	mover=$(spawn_as "$TEST_UID" "" /usr/bin/python3 -c '
+import sys, time
+a, b, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.time() + 10
+while time.time() < end:
+    for t in (a, b):
+        with open(t + "/cgroup.procs", "w") as f:
+            f.write(pid)
+        time.sleep(0.005)
+' "$a" "$b" "$pid")
+	sleep 1
+	python3 "$WATCH_CLIENT" "$SOCK" pings 300 >"$res" || fail "the pings failed: $(cat "$res")"
+	end_pids "$mover" "$pid" "${subs[@]}"
+	echo "measured: another client's Ping (ms) while 28 subtree watches follow two chains 16 deep: $(cat "$res")"
+	p99=$(awk '{print $4}' "$res")
+	[ "$p99" -le 250 ] || fail "another client's Ping took up to $(awk '{print $6}' "$res") ms (p99 $p99 ms)"
+}
+
+# A subtree watch is charged for each descendant it follows, to the subscriber's uid, and the descendants are made
+# by whoever owns the watched cgroup: plain mkdir, free to the user a cgroup is delegated to. Root's account (uid
+# 0: every root supervisor's connections together) is 512. Two root subscribers (a login manager's and a runtime's
+# connections) watch 60001's evacc with subtree; 60001 makes 300 children in it. Root's next Watch, of evroot (a
+# cgroup of root's own that no user can touch), must not be refused because of what 60001 made.
+test_events_a_users_mkdirs_do_not_use_up_roots_watches() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evacc "$TEST_UID"
+	cgm_root new evroot >/dev/null
+	local d out1=$WORK/evacc1.out out2=$WORK/evacc2.out w1 w2 err=$WORK/evacc.err
+	d=$(sb_path unified)/evacc
+	watch_start "$out1" 0 "" evacc subtree || return 1
+	w1=$WATCH_PID
+	watch_start "$out2" 0 "" evacc subtree || return 1
+	w2=$WATCH_PID
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for i in range(300):
+    os.mkdir("%s/c%d" % (sys.argv[1], i))
+' "$d" || { fail "uid $TEST_UID could not make 300 children of evacc"; return 1; }
+	# Both watches have met their connection's cap once each says it misses events.
+	wait_until 10 grep -q '"event":"lost"' "$out1" && wait_until 10 grep -q '"event":"lost"' "$out2" ||
+		fail "the root watches did not reach their caps: $(tail -1 "$out1") $(tail -1 "$out2")"
+	if ! run_as 0 "" timeout -k 2 2 "$CGM" --socket "$SOCK" watch evroot 2>"$err"; then
+		grep -q '^watching' "$err" ||
+			fail "root's Watch of its own evroot was refused after uid $TEST_UID made 300 cgroups: $(cat "$err")"
+	fi
+	end_pids "$w1" "$w2"
+}
+
+# watch_id UID NAME: the id a fresh `cgm watch NAME` of UID is given (its connection then ends).
+watch_id() {
+	local out=$WORK/evid.$RANDOM
+	watch_start "$out" "$1" "" "$2" || return 1
+	sed -nE 's/^watching .* \(watch ([0-9]+)\)$/\1/p' "$out.err"
+	end_pids "$WATCH_PID"
+}
+
+# Ids are one counter of the whole daemon: two watches of 60002's, one after the other, with none or three of
+# root's in between (a login manager's, a runtime's), are given ids whose difference is the number of watches
+# anyone made meanwhile. A subscriber learns how often other users' supervisors subscribe (a login, a container
+# started) by watching now and then; its ids need only be its own connection's, or not guessable.
+test_events_watch_ids_do_not_count_other_users_watches() {
+	cgm_root new evid >/dev/null
+	local a b c e i roots=()
+	a=$(watch_id "$TEST_UID2" evid) && b=$(watch_id "$TEST_UID2" evid) || return 1
+	for i in 1 2 3; do
+		watch_start "$WORK/evidroot$i.out" 0 "" evid || return 1
+		roots+=("$WATCH_PID")
+	done
+	c=$(watch_id "$TEST_UID2" evid) || return 1
+	e=$(watch_id "$TEST_UID2" evid) || return 1
+	end_pids "${roots[@]}"
+	echo "measured: uid $TEST_UID2's ids: $a, $b; then, root's three watches later, $c, $e"
+	[ $((c - b)) -ne 4 ] ||
+		fail "uid $TEST_UID2's watch ids $b then $c: the difference tells that 3 other watches were made in between"
+}
+
+# v1 emptiness is checked once a second (cgmanager(8), EVENTS), but event_source_tick checks one polled cgroup per
+# call (its first check leaves fewer than POPULATED_VISITS of the turn's visits, and the next waits for the next
+# call, 10 ms later): at most 100 checks a second for the whole daemon. Root watches evvict, a v1 cgroup (in
+# name=systemd alone, so v1 tells its emptiness); 60001, within its cap, follows 500 cgroups of its own there (two
+# subtree watches, 250 children each, plain mkdir). Root's task in evvict exits: its `empty` must come within the
+# documented second (2 s allowed), not after a round of every user's cgroups.
+test_events_v1_emptiness_of_roots_watch_not_delayed_by_a_users_watches() {
+	local h=name=systemd d out=$WORK/evvict.out pid t_exit t_ev subs=() i
+	has_hierarchy "$h" || skip "no $h hierarchy here"
+	cgm_root create "$h" evvict >/dev/null
+	delegate evpoll "$TEST_UID" "$h"
+	d=$(sb_path "$h")/evpoll
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+for c in "AB":
+    os.mkdir("%s/%s" % (sys.argv[1], c))
+    for i in range(250):
+        os.mkdir("%s/%s/c%d" % (sys.argv[1], c, i))
+' "$d" || { fail "uid $TEST_UID could not make its 500 cgroups"; return 1; }
+	watch_start "$out" 0 "" evvict populated empty || return 1
+	chmod 777 "$WORK"
+	for i in A B; do
+		subs+=("$(spawn_as "$TEST_UID" "" bash -c 'exec /usr/bin/python3 "$0" "$1" hold "$2" 1 "$3" removed subtree >"$3.log" 2>&1' \
+			"$WATCH_CLIENT" "$SOCK" "evpoll/$i" "$WORK/evpoll.ready$i")")
+		wait_until 30 test -e "$WORK/evpoll.ready$i" || { fail "subscriber $i: $(cat "$WORK/evpoll.ready$i.log")"; return 1; }
+	done
+	pid=$(spawn_sleeper 0 "")
+	echo "$pid" >"$(sb_path "$h")/evvict/cgroup.procs"
+	expect_event "$out" populated evvict 15 || return 1
+	t_exit=$(kill_and_time "$pid")
+	expect_event "$out" empty evvict 30 || return 1
+	t_ev=$(event_field "$out" empty evvict time_us)
+	end_pids "${subs[@]}" "$WATCH_PID"
+	echo "measured: root's empty of evvict $(((t_ev - t_exit) / 1000)) ms after its task exited, while uid $TEST_UID follows 500 v1 cgroups"
+	[ $((t_ev - t_exit)) -le 2000000 ] ||
+		fail "root's empty of evvict came $(((t_ev - t_exit) / 1000)) ms after its last task exited (v1's check: once a second)"
+}
+
+# The churn case's rename: a cgroup's removal is found by its name in the parent's IN_DELETE (on_parent_event), but
+# v1 lets its owner rename it first (within its parent), and nothing follows IN_MOVED_*. Root's subtree watch of
+# 60001's evrc (all events: it follows evrc in the freezer hierarchy, where nothing is polled); 60001 makes c in
+# freezer:/evrc, lets the daemon follow it, renames it c2 and removes c2, 100 times. Each node of a c stays, with
+# its inotify watch and its unit of root's account, for as long as the watch lasts (at 256, the watch stops
+# following anything new). Once nothing is beneath evrc, the daemon must hold no more inotify watches than before.
+test_events_v1_renamed_then_removed_child_leaves_no_inotify_watch() {
+	has_hierarchy freezer || skip "no v1 freezer hierarchy here"
+	delegate evrc "$TEST_UID"
+	local out=$WORK/evrc.out d=$(sb_path freezer)/evrc wds0
+	watch_start "$out" 0 "" evrc subtree || return 1
+	wds0=$(daemon_inotify_wds)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys, time
+d = sys.argv[1]
+for i in range(100):
+    os.mkdir(d + "/c")
+    time.sleep(0.02)
+    os.rename(d + "/c", d + "/c2")
+    os.rmdir(d + "/c2")
+' "$d" || { fail "uid $TEST_UID could not make, rename and remove its v1 cgroup"; return 1; }
+	wait_until 5 test "$(daemon_inotify_wds)" -le "$wds0" ||
+		fail "after 100 children renamed and removed the daemon holds $(daemon_inotify_wds) inotify watches, $wds0 before"
+	end_pids "$WATCH_PID"
+}
+
+# A subscriber that does not read holds at most 64 events in the daemon, each with its name (cgmanager(8),
+# EVENTS), and a name is up to 4 KiB: the bound is per connection, and a user may hold 128. 60001 names a cgroup of
+# its own 14 levels of 250-byte names beneath evmem (3.5 KiB), watches it from 120 connections of one process that
+# reads nothing, and moves its task in and out for 6 s. The daemon's RSS must not grow by more than the 16 MiB the
+# hostile-load cases allow one user's attack (t_load.sh).
+test_events_unread_subscribers_of_one_user_bounded_with_long_names() {
+	has_hierarchy unified || skip "no cgroup2 hierarchy here"
+	delegate evmem "$TEST_UID"
+	local d name out=$WORK/evmem.out sub pid rss0 rss1
+	d=$(sb_path unified)/evmem
+	name=$(run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import os, sys
+p, n = sys.argv[1], "evmem"
+for i in range(14):
+    c = ("%02d" % i) + "x" * 248
+    p += "/" + c
+    n += "/" + c
+    os.mkdir(p)
+print(n)
+' "$d") || { fail "uid $TEST_UID could not make its long-named cgroups"; return 1; }
+	chmod 777 "$WORK"
+	sub=$(spawn_as "$TEST_UID" "" bash -c 'exec /usr/bin/python3 "$0" "$1" many "$2" 120 120 >"$3" 2>&1' "$WATCH_CLIENT" \
+		"$SOCK" "$name" "$out")
+	wait_until 60 grep -qE '^(error|120 ok)' "$out" || fail "the watches did not finish: $(cat "$out")"
+	grep -q '^120 ok' "$out" || { fail "the watches were refused: $(cat "$out")"; return 1; }
+	rss0=$(daemon_rss_kb)
+	pid=$(spawn_sleeper "$TEST_UID" evmem)
+	run_as "$TEST_UID" "" /usr/bin/python3 -c '
+import sys, time
+top, deep, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.time() + 6
+while time.time() < end:
+    for t in (deep, top):
+        with open(t + "/cgroup.procs", "w") as f:
+            f.write(pid)
+        time.sleep(0.012)
+' "$d" "$(sb_path unified)/$name" "$pid"
+	sleep 1
+	rss1=$(daemon_rss_kb)
+	end_pids "$pid" "$sub"
+	echo "measured: daemon RSS ${rss0} KiB with 120 watches of a ${#name}-byte name, ${rss1} KiB after 6 s of events"
+	if [ "$LANE" = host ] || [ "$LANE" = v2 ]; then
+		[ $((rss1 - rss0)) -le 16384 ] ||
+			fail "the daemon grew by $(((rss1 - rss0) / 1024)) MiB for one user's subscribers that do not read (bound 16 MiB)"
+	fi
+}
+
+# --max-watches is one cap for all clients, and unlike --max-connections (SERVER_ROOT_RESERVED_CONNS) it keeps
+# nothing for root: accounts that each stay within their own cap (every container has one: a host of 32 containers
+# fills the default 16384) fill it together, and then root's supervisors can watch nothing. A daemon of this
+# test's own with --max-watches 1024 stands for that host: 60001 and 60002 each follow their 512, then root's
+# Watch of a cgroup of its own must still be served.
+test_events_total_watch_cap_keeps_room_for_root() {
+	local sock=$WORK/evtot.sock log=$WORK/evtot.log u pids=() err=$WORK/evtot.err
+	daemon_spawn "$sock" "$log" --max-watches 1024
+	wait_until 10 "$CGM" --socket "$sock" ping || fail "no daemon on $sock: $(cat "$log")"
+	cgm_root new evtot >/dev/null
+	chmod 777 "$WORK"
+	for u in "$TEST_UID" "$TEST_UID2"; do
+		pids+=("$(spawn_as "$u" "" bash -c 'exec /usr/bin/python3 "$0" "$1" many evtot 600 3 >"$2" 2>&1' "$WATCH_CLIENT" \
+			"$sock" "$WORK/evtot.$u")")
+		wait_until 60 grep -q '^error' "$WORK/evtot.$u" || fail "uid $u's watches were not capped: $(cat "$WORK/evtot.$u")"
+	done
+	echo "measured: $(head -1 "$WORK/evtot.$TEST_UID") for $TEST_UID, $(head -1 "$WORK/evtot.$TEST_UID2") for $TEST_UID2"
+	if ! run_as 0 "" timeout -k 2 2 "$CGM" --socket "$sock" watch evtot 2>"$err"; then
+		grep -q '^watching' "$err" || fail "root's Watch was refused once two users had their own caps' worth: $(cat "$err")"
+	fi
+	end_pids "${pids[@]}"
+	stop_pid "$SPAWNED_PID" || fail "exit status $? on SIGTERM"
+}
+
+# The rename case again, as a user would run it to take the daemon down: 60001 owns evcr (v1, no controller's
+# events, so the watches' primary hierarchy). 1000 times: it makes evcr/aK, watches it on one connection, renames
+# it bK, watches bK (subtree) on a second, and closes the first while a third connection asks for watches of its
+# cgroups of 66 name lengths (watch_client.py rename-churn). Each round frees a node whose wd slot stays behind,
+# and the allocations between the free and the kernel's IN_IGNORED land in its memory: on_inotify then takes
+# whatever is there for a node. The daemon must be alive and answer afterwards.
+test_events_v1_rename_unwatch_churn_does_not_crash_the_daemon() {
+	multi_hierarchy || skip "cgroup2 has no rename"
+	local h d out=$WORK/evcr.out
+	h=$(sb_hierarchies | grep -vxE 'unified|memory|pids|freezer' | head -1)
+	delegate evcr "$TEST_UID" "$h"
+	d=$(sb_path "$h")/evcr
+	chmod 777 "$WORK"
+	run_as "$TEST_UID" "" /usr/bin/python3 "$WATCH_CLIENT" "$SOCK" rename-churn "$d" evcr 1000 >"$out" 2>&1 || true
+	sleep 1
+	daemon_alive || { fail "the daemon died during uid $TEST_UID's renames and unwatches ($(tail -1 "$out"))"; return 1; }
+	ping_quickly || return 1
+}
+
+# A watch names its cgroup as the subscriber did, and a descendant beneath that name (cgmanager(8), EVENTS); the
+# caller's own cgroup is "/" as cgm prints it and as Watch takes it. 60001, in its delegated evslash, watches "/"
+# with subtree and makes job with a task: the event must name job (or /job), not //job, a name no call takes.
+test_events_descendant_of_a_watch_of_slash_is_named_right() {
+	delegate evslash "$TEST_UID"
+	local out=$WORK/evslash.out pid
+	watch_start "$out" "$TEST_UID" evslash / populated subtree || return 1
+	cgm_as "$TEST_UID" evslash new job >/dev/null
+	pid=$(spawn_sleeper "$TEST_UID" evslash/job)
+	wait_until 5 grep -q '"event":"populated"' "$out" || fail "no populated event came: $(cat "$out" "$out.err")"
+	sleep 1.2
+	end_pids "$pid" "$WATCH_PID"
+	! grep -q '"name":"//' "$out" || fail "the descendant's event names it with a doubled slash: $(grep '"name":"//' "$out" | head -1)"
+	grep -qE '"name":"/?job","event":"populated"' "$out" || fail "no populated of job: $(cat "$out")"
+}

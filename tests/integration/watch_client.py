@@ -7,7 +7,9 @@ Modes:
   many NAME N CONNS       N Watch calls on NAME spread over CONNS connections, one after another; prints
                           "K ok" and, at the first refusal, "error NAME: MESSAGE"; then holds the connections
                           until killed (the watches end with them)
-  hold NAME N READY       N watches of NAME on one connection; writes READY, then holds it until killed
+  hold NAME N READY [EVENT...]
+                          N watches of NAME (of EVENTs: all by default) on one connection; writes READY, then
+                          holds it until killed, reading nothing
   no-read NAME READY GO   one watch of the populated and empty events of NAME and its subtree; writes READY, reads
                           nothing until the
                           file GO exists, then reads until the daemon's "lost" event; prints
@@ -19,6 +21,14 @@ Modes:
                           child that filled and every one that emptied; prints "E events in S steps". Without the
                           pacing, the kernel's notices read after a task left show no change, and how many events
                           fire depends on the machine's speed.
+  pings N                 N Pings on one connection, 20 ms apart; prints "p50 A p99 B max C" (ms): the daemon's own
+                          latency, without a client's start
+  rename-churn DIR NAME N as the owner of the v1 cgroup NAME (its directory DIR), N times: makes DIR/aK, watches
+                          NAME/aK on one connection, renames aK to bK, watches NAME/bK (subtree) on a second, and
+                          closes the first while a third asks for watches of NAME/n* (66 name lengths, made first);
+                          prints "done" (a connection the daemon drops ends it with a traceback)
+  unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
+                          then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
 """
 import os
 import select
@@ -174,11 +184,11 @@ def main():
         while True:
             time.sleep(60)
     elif mode == "hold":
-        name, n, ready = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+        name, n, ready, events = sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:]
         s = connect(path)
         authenticate(s)
         for k in range(n):
-            good, err, text = watch(s, name, [], k + 1)
+            good, err, text = watch(s, name, events, k + 1)
             if not good:
                 print("error %s: %s" % (err, text), flush=True)
                 sys.exit(1)
@@ -216,6 +226,86 @@ def main():
         print("no lost after %d events" % seen)
     elif mode == "flood":
         flood(path, sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif mode == "pings":
+        n = int(sys.argv[3])
+        s = connect(path)
+        authenticate(s)
+        lat = []
+        for k in range(n):
+            t0 = time.monotonic()
+            s.sendall(method_call("Ping", "i", serial=k + 1, body=struct.pack("<i", 0)))
+            read_message(s)
+            lat.append((time.monotonic() - t0) * 1000)
+            time.sleep(0.02)
+        lat.sort()
+        print("p50 %.0f p99 %.0f max %.0f" % (lat[n // 2], lat[n * 99 // 100], lat[-1]))
+    elif mode == "rename-churn":
+        d, name, n = sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+        def watched(wname, events):
+            s = connect(path)
+            authenticate(s)
+            s.sendall(method_call("Watch", "sas", serial=1, body=watch_body(wname, events), iface=IFACE1))
+            Reader(s).next()
+            return s
+
+        others = []
+        for length in range(1, 200, 3):
+            os.mkdir("%s/n%s" % (d, "y" * length))
+            others.append("%s/n%s" % (name, "y" * length))
+        other, held, serial = None, [], 1
+        for k in range(n):
+            if k % 20 == 0:
+                if other:
+                    other.close()
+                other = connect(path)
+                authenticate(other)
+            os.mkdir("%s/a%d" % (d, k))
+            first = watched("%s/a%d" % (name, k), [])
+            os.rename("%s/a%d" % (d, k), "%s/b%d" % (d, k))
+            held.append(watched("%s/b%d" % (name, k), ["subtree"]))
+            for j in range(3):
+                serial += 1
+                other.sendall(method_call("Watch", "sas", serial=serial, iface=IFACE1,
+                                          body=watch_body(others[(k * 3 + j) % len(others)], [])))
+            first.close()
+            if len(held) > 50:
+                held.pop(0).close()
+        print("done")
+    elif mode == "unwatch":
+        name, ready, go = sys.argv[3], sys.argv[4], sys.argv[5]
+        s = connect(path)
+        authenticate(s)
+        r = Reader(s)
+        s.sendall(method_call("Watch", "sas", serial=1, body=watch_body(name, ["populated", "empty", "subtree"]),
+                              iface=IFACE1))
+        kind, body = r.next()
+        if kind != 2:
+            print("Watch refused")
+            sys.exit(1)
+        wid = struct.unpack_from("<I", body, 0)[0]
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        while not os.path.exists(go):
+            time.sleep(0.05)
+        s.settimeout(60)
+        s.sendall(method_call("Unwatch", "u", serial=2, body=struct.pack("<I", wid), iface=IFACE1))
+        before = 0
+        while True:
+            kind, body = r.next()
+            if kind == 4:
+                before += 1
+            elif kind in (2, 3):
+                break
+        after = other = 0
+        deadline = time.monotonic() + 2
+        while select.select([s], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            kind, body = r.next()
+            if kind == 4 and event_of(body)[0] == wid:
+                after += 1
+            elif kind == 4:
+                other += 1
+        print("%d events before Unwatch's reply, %d of watch %d after it (%d others)" % (before, after, wid, other))
     else:
         sys.exit("unknown mode " + mode)
 
