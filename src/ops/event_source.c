@@ -47,6 +47,22 @@
  */
 #define POPULATED_VISITS 256
 #define TURN_VISITS POPULATED_VISITS
+/*
+ * A round of the once-a-second checks that is not over after this long (one account's many checks) gives way to
+ * a new one, in which each account's checks again come in turn, those it has not had the longest first.
+ */
+#define ROUND_USEC 1000000ULL
+/*
+ * An event is told only if its subscriber may list every cgroup from the watched one down (may_list_down_to),
+ * for each watch that takes it: TURN_CHECKS such checks of one cgroup per call into the source (the notices left
+ * wait for the next turn). Each directory is opened once per call (LEVELS_MAX at most kept; owner and mode are
+ * read again at each check), and watches whose subscribers have the same rights share one answer per event
+ * (SHARED_MAX such answers per event).
+ */
+#define TURN_CHECKS 4096
+#define LEVEL_BUCKETS 256
+#define LEVELS_MAX 1024
+#define SHARED_MAX 16
 
 enum node_file { NF_DIR, NF_CGROUP_EVENTS, NF_MEMORY_EVENTS, NF_PIDS_EVENTS, NF_COUNT };
 static const char *const file_name[NF_COUNT] = {"", "cgroup.events", "memory.events", "pids.events"};
@@ -72,6 +88,8 @@ struct node {
 	bool poll_populated; /* v1: emptiness is checked once a second */
 	bool poll_pids;      /* v1: pids.events too (the kernel notifies of it on cgroup2 only) */
 	unsigned tick_round; /* the last round of once-a-second checks that checked it */
+	unsigned fair_rank;  /* its place in the round's order (tick_schedule) */
+	bool scheduled;      /* in the round's order: freed only once the round is over */
 	unsigned resync_round; /* the last reading again after an overflow that read it */
 	int parent_wd;       /* its parent directory's, in the parents' inotify instance; -1 */
 	bool dead;           /* gone, freed by reap() */
@@ -99,6 +117,14 @@ struct parent_slot {
 	struct hierarchy *h;
 	char *rel;
 	struct parent_slot *next;
+};
+
+/* A cgroup directory opened in this call into the source, by its name, kept for the checks of the call. */
+struct level {
+	const struct hierarchy *h;
+	char *rel;
+	int fd;
+	struct level *next;
 };
 
 /* Notices read from an inotify fd, not served yet: from head to len. */
@@ -129,11 +155,19 @@ struct event_source {
 	event_sink_fn sink;
 	void *sink_ctx;
 	event_may_fn may;
+	event_same_fn same;
+	struct level *levels[LEVEL_BUCKETS];
+	unsigned nlevels;
+	unsigned checks;             /* checks of a cgroup this call into the source may still make */
 	unsigned busy;               /* inside a walk of the nodes: dead ones are freed once it is over */
 	struct log_limit unfollowed; /* descendants not followed, of every watch */
 	unsigned visits;             /* cgroups this call into the source may still enter to check emptiness */
 	unsigned tick_round;         /* the round of once-a-second checks under way */
 	bool round_open;             /* it is not over: the next tick goes on with it */
+	uint64_t round_start;        /* CLOCK_MONOTONIC us */
+	struct node **sched;         /* the round's nodes, in the order they are checked */
+	size_t sched_n, sched_at;
+	bool cut;                    /* the last emptiness check ran out of the turn's visits: it is made again */
 };
 
 static uint64_t clock_us(clockid_t clock)
@@ -312,7 +346,7 @@ static void reap(struct event_source *es)
 		return;
 	for (struct node *n = es->nodes, *next; n; n = next) {
 		next = n->next;
-		if (n->dead)
+		if (n->dead && !n->scheduled)
 			node_free(es, n);
 	}
 }
@@ -322,8 +356,11 @@ void event_source_free(struct event_source *es)
 	if (!es)
 		return;
 	es->busy = 0;
-	for (struct node *n = es->nodes; n; n = n->next)
+	for (struct node *n = es->nodes; n; n = n->next) {
 		node_release(es, n);
+		n->scheduled = false;
+	}
+	free(es->sched);
 	reap(es);
 	if (es->ifd >= 0)
 		close(es->ifd);
@@ -344,9 +381,10 @@ void event_source_set_sink(struct event_source *es, event_sink_fn fn, void *ctx)
 	es->sink_ctx = ctx;
 }
 
-void event_source_set_policy(struct event_source *es, event_may_fn fn)
+void event_source_set_policy(struct event_source *es, event_may_fn fn, event_same_fn same)
 {
 	es->may = fn;
+	es->same = same;
 }
 
 int event_source_fd(const struct event_source *es)
@@ -384,11 +422,69 @@ static void emit(struct event_source *es, const struct node *n, const struct ref
 	es->sink(es->sink_ctx, r->w, name, k, count, realtime_us());
 }
 
+static struct level **level_bucket(struct event_source *es, const struct hierarchy *h, const char *rel)
+{
+	uint64_t x = 1469598103934665603ULL ^ (uintptr_t)h;
+	for (const char *p = rel; *p; p++)
+		x = (x ^ (unsigned char)*p) * 1099511628211ULL;
+	return &es->levels[x % LEVEL_BUCKETS];
+}
+
+/*
+ * The directory of the cgroup rel of h, opened in this call if it was not yet: from parent (the directory above
+ * it, open) by its last name, or from the root when parent < 0. *owned: the caller closes it (the call keeps
+ * LEVELS_MAX at most). -errno when it is gone.
+ */
+static int level_open(struct event_source *es, const struct hierarchy *h, const char *rel, int parent, bool *owned)
+{
+	struct level **b = level_bucket(es, h, rel), *l;
+	const char *name = strrchr(rel, '/');
+	*owned = false;
+	for (l = *b; l; l = l->next)
+		if (l->h == h && strcmp(l->rel, rel) == 0)
+			return l->fd;
+	int fd = parent >= 0 ? cgdir_open_beneath(parent, name ? name + 1 : rel) : cgdir_open_beneath(h->root_fd, rel);
+	if (fd < 0 || es->nlevels >= LEVELS_MAX || !(l = malloc(sizeof(*l))) || !(l->rel = strdup(rel))) {
+		if (fd >= 0 && es->nlevels < LEVELS_MAX)
+			free(l);
+		*owned = fd >= 0;
+		return fd;
+	}
+	*l = (struct level){.h = h, .rel = l->rel, .fd = fd, .next = *b};
+	*b = l;
+	es->nlevels++;
+	return fd;
+}
+
+/* The directories opened in this call are closed: the next call opens them by their names again. */
+static void levels_flush(struct event_source *es)
+{
+	for (size_t i = 0; i < LEVEL_BUCKETS && es->nlevels; i++)
+		while (es->levels[i]) {
+			struct level *l = es->levels[i];
+			es->levels[i] = l->next;
+			close(l->fd);
+			free(l->rel);
+			free(l);
+			es->nlevels--;
+		}
+}
+
+/* A new call into the source: its budgets, and directories opened by their names anew. */
+static void turn_begin(struct event_source *es)
+{
+	es->visits = TURN_VISITS;
+	es->checks = TURN_CHECKS;
+	levels_flush(es);
+}
+
 /* Whether r's subscriber may list the cgroup rel of h, open at fd, now: 1, 0, or -1 when it is gone (fd < 0). */
 static int may_list_at(struct event_source *es, const struct ref *r, const struct hierarchy *h, int fd, const char *rel)
 {
 	char what[CGNAME_MAX + 64];
 	struct stat st;
+	if (es->checks)
+		es->checks--;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
@@ -405,34 +501,32 @@ static int may_list_down_to(struct event_source *es, const struct node *n, const
 {
 	char rel[CGNAME_MAX];
 	size_t at = r->base_len; /* the end of the cgroup asked about */
+	int fd = -1;
+	bool owned = false;
 	struct stat st;
 	if (!es->may)
 		return 1;
 	snprintf(rel, sizeof(rel), "%.*s", (int)len, n->rel);
-	char c = rel[at];
-	rel[at] = '\0';
-	int fd = cgdir_open_beneath(n->h->root_fd, rel);
-	rel[at] = c;
 	for (;;) {
-		c = rel[at];
+		char c = rel[at];
 		rel[at] = '\0';
+		bool parent_owned = owned;
+		int next = level_open(es, n->h, rel, at == r->base_len ? -1 : fd, &owned);
+		if (parent_owned)
+			close(fd);
+		fd = next;
 		int v = may_list_at(es, r, n->h, fd, rel);
 		rel[at] = c;
 		if (v >= 0 && at == strlen(n->rel) && (fstat(fd, &st) < 0 || st.st_ino != n->ino))
 			v = -1;
 		if (v <= 0 || at >= len) {
-			if (fd >= 0)
+			if (owned)
 				close(fd);
 			return v;
 		}
 		size_t start = at ? at + 1 : 0;
 		const char *slash = strchr(rel + start, '/');
 		at = slash ? (size_t)(slash - rel) : len;
-		char kid[CGNAME_MAX];
-		snprintf(kid, sizeof(kid), "%.*s", (int)(at - start), rel + start);
-		int next = cgdir_open_beneath(fd, kid);
-		close(fd);
-		fd = next;
 	}
 }
 
@@ -442,20 +536,46 @@ static bool may_read_count(struct event_source *es, const struct node *n, const 
 	const char *file = event_counter_file(k, n->h->unified);
 	char what[CGNAME_MAX + 128];
 	struct stat st;
+	bool owned;
 	if (!file || !es->may)
 		return true;
-	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
-	if (fd < 0 || cgdir_stat(fd, file, &st) < 0)
+	int fd = level_open(es, n->h, n->rel, -1, &owned);
+	int r2 = fd < 0 ? -1 : cgdir_stat(fd, file, &st);
+	if (owned)
+		close(fd);
+	if (es->checks)
+		es->checks--;
+	if (r2 < 0)
 		return false;
 	snprintf(what, sizeof(what), "%s:/%s %s", n->h->name, n->rel, file);
 	return es->may(r->w, &st, EVR_READ, what);
+}
+
+/* One answer of may_list_down_to for an event, for each watch of the same cgroup whose subscriber has the same rights. */
+struct shared {
+	const struct watch *w;
+	size_t base_len;
+	int listed;
+};
+
+static int shared_listed(struct event_source *es, const struct node *n, const struct ref *r, struct shared *seen,
+                         size_t *nseen)
+{
+	for (size_t i = 0; i < *nseen; i++)
+		if (seen[i].base_len == r->base_len && es->same && es->same(seen[i].w, r->w))
+			return seen[i].listed;
+	int listed = may_list_down_to(es, n, r, strlen(n->rel));
+	if (*nseen < SHARED_MAX)
+		seen[(*nseen)++] = (struct shared){.w = r->w, .base_len = r->base_len, .listed = listed};
+	return listed;
 }
 
 /* n's files were read again into after: what changed goes to each watch that takes it and may be told of it. */
 static void node_update(struct event_source *es, struct node *n, const struct event_state *after)
 {
 	struct event_change ch[EV_KINDS];
-	size_t k = event_state_changes(&n->st, after, ch);
+	struct shared seen[SHARED_MAX];
+	size_t k = event_state_changes(&n->st, after, ch), nseen = 0;
 	n->st = *after;
 	for (size_t j = 0; j < n->nrefs && k; j++) {
 		struct ref *r = &n->refs[j];
@@ -463,7 +583,7 @@ static void node_update(struct event_source *es, struct node *n, const struct ev
 		for (size_t i = 0; i < k; i++) {
 			if (!takes(r, ch[i].kind))
 				continue;
-			if (listed == -2 && (listed = may_list_down_to(es, n, r, strlen(n->rel))) >= 0) {
+			if (listed == -2 && (listed = shared_listed(es, n, r, seen, &nseen)) >= 0) {
 				r->listed = listed;
 				r->listed_at = ((const struct held *)r->w->src)->attribs;
 			}
@@ -496,6 +616,7 @@ static int populated_now(struct event_source *es, int fd)
 	unsigned visits = es->visits < POPULATED_VISITS ? es->visits : POPULATED_VISITS, left = visits;
 	int p = cgtree_populated_within(fd, &left);
 	es->visits -= visits - left;
+	es->cut = p == -EAGAIN && visits < POPULATED_VISITS;
 	return p;
 }
 
@@ -514,6 +635,12 @@ static void read_polled(struct event_source *es, int fd, struct node *n, struct 
 	}
 	if (n->poll_pids)
 		read_file(fd, NF_PIDS_EVENTS, st);
+}
+
+/* Whether r's watch asked to be told of emptiness there: only those cost the daemon v1's walks. */
+static bool wants_emptiness(const struct ref *r)
+{
+	return takes(r, EV_POPULATED) || takes(r, EV_EMPTY);
 }
 
 /* What a v1 node needs checked once a second. */
@@ -707,7 +834,7 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 	n->refs[n->nrefs - 1].w = w;
 	n->refs[n->nrefs - 1].listed = true;
 	n->refs[n->nrefs - 1].listed_at = ((const struct held *)w->src)->attribs;
-	if (!h->unified && (tmpl->roles & (EV_BIT(EV_POPULATED) | EV_BIT(EV_EMPTY))) && !n->poll_populated) {
+	if (!h->unified && wants_emptiness(&n->refs[n->nrefs - 1]) && !n->poll_populated) {
 		n->poll_populated = true;
 		int p = populated_now(es, fd);
 		n->st.populated = p < 0 ? -1 : p; /* not known yet: the next check finds it, untold */
@@ -772,7 +899,7 @@ int event_source_attach(struct event_source *es, struct watch *w, const struct e
 		return err_set(e, ERR_LIMIT, "out of memory");
 	/* The unit Watch charged stands for the first cgroup followed: each is charged here. */
 	watch_uncharge(es->reg, w, w->charged);
-	es->visits = TURN_VISITS;
+	turn_begin(es);
 	es->busy++;
 	for (size_t i = 0; rc == 0 && i < np; i++) {
 		struct ref tmpl = {.roles = p[i].roles, .base_len = strlen(p[i].rel), .top = true};
@@ -781,6 +908,7 @@ int event_source_attach(struct event_source *es, struct watch *w, const struct e
 		if (rc == 0 && w->subtree)
 			rc = follow_descendants(es, w, p[i].h, p[i].rel, &tmpl, e);
 	}
+	levels_flush(es);
 	es->busy--;
 	if (rc < 0)
 		event_source_detach(es, w);
@@ -795,8 +923,15 @@ static void unhold(struct event_source *es, struct node *n, const struct watch *
 			n->refs[i] = n->refs[--n->nrefs];
 			break;
 		}
-	if (!n->nrefs)
+	if (!n->nrefs) {
 		node_release(es, n);
+		return;
+	}
+	/* The emptiness of a cgroup no watch left wants told is checked no more. */
+	bool wanted = false;
+	for (size_t i = 0; i < n->nrefs && !wanted; i++)
+		wanted = wants_emptiness(&n->refs[i]);
+	n->poll_populated = n->poll_populated && wanted;
 }
 
 void event_source_detach(struct event_source *es, struct watch *w)
@@ -838,6 +973,8 @@ static void node_gone(struct event_source *es, struct node *n)
 		k = 0; /* out of memory: the watches keep a dead node, and end with their connection */
 	if (refs)
 		memcpy(refs, n->refs, k * sizeof(*refs));
+	/* What was opened by its name may be gone with it: the checks open their directories anew. */
+	levels_flush(es);
 	es->busy++;
 	node_release(es, n);
 	for (size_t i = 0; i < k; i++) {
@@ -1047,7 +1184,7 @@ static void drain(int fd, struct queued *q)
 /* Serves the notices in q while *budget lasts. */
 static void serve(struct event_source *es, struct queued *q, bool parents, size_t *budget)
 {
-	while (q->head < q->len && *budget) {
+	while (q->head < q->len && *budget && es->checks) {
 		/* The buffer moves (drain): each notice is copied out, aligned. */
 		char one[sizeof(struct inotify_event) + NAME_MAX + 1]
 		    __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -1086,7 +1223,7 @@ void event_source_process(struct event_source *es)
 	struct epoll_event evs[EPOLL_BATCH];
 	size_t budget = READ_BUDGET;
 	int k = epoll_wait(es->epfd, evs, EPOLL_BATCH, 0);
-	es->visits = TURN_VISITS;
+	turn_begin(es);
 	es->busy++;
 	for (int i = 0; i < k; i++) {
 		uint64_t key = evs[i].data.u64;
@@ -1101,6 +1238,7 @@ void event_source_process(struct event_source *es)
 	if (es->resync_open)
 		resync_step(es);
 	set_pending(es, es->iq.len || es->pq.len || es->resync_open);
+	levels_flush(es);
 	es->busy--;
 	reap(es);
 }
@@ -1113,32 +1251,121 @@ bool event_source_wants_tick(const struct event_source *es)
 	return false;
 }
 
+/* The round's order is dropped: the dead nodes in it may be freed. */
+static void tick_unschedule(struct event_source *es)
+{
+	for (size_t i = 0; i < es->sched_n; i++)
+		es->sched[i]->scheduled = false;
+	free(es->sched);
+	es->sched = NULL;
+	es->sched_n = es->sched_at = 0;
+}
+
+/* One account's hold on a polled node, for the round's order. */
+struct claim {
+	uint64_t account;
+	unsigned last; /* the round that last checked the node */
+	size_t seq;    /* the node's place in the list */
+	struct node *n;
+};
+
+static int claim_cmp(const void *a, const void *b)
+{
+	const struct claim *x = a, *y = b;
+	if (x->account != y->account)
+		return x->account < y->account ? -1 : 1;
+	if (x->last != y->last)
+		return x->last < y->last ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a, *y = *(struct node *const *)b;
+	return x->fair_rank < y->fair_rank ? -1 : x->fair_rank > y->fair_rank;
+}
+
+/*
+ * The order of a new round: each account's polled nodes (those its watches hold), the ones checked the longest
+ * ago first, and the accounts in turn (every account's k-th check before any's k+1-th), so that one account's
+ * many watches delay another's check by at most one check of each account.
+ */
+static void tick_schedule(struct event_source *es)
+{
+	size_t nn = 0, nc = 0, k = 0, m = 0, seq = 0;
+	tick_unschedule(es);
+	for (struct node *n = es->nodes; n; n = n->next)
+		if (polled(n)) {
+			nn++;
+			nc += n->nrefs;
+		}
+	if (!nn)
+		return;
+	struct claim *c = malloc(nc * sizeof(*c));
+	if (!(es->sched = malloc(nn * sizeof(*es->sched)))) {
+		free(c);
+		return; /* out of memory: the next tick tries again */
+	}
+	for (struct node *n = es->nodes; n; n = n->next, seq++) {
+		if (!polled(n))
+			continue;
+		n->fair_rank = UINT_MAX;
+		n->scheduled = true;
+		es->sched[k++] = n;
+		for (size_t i = 0; c && i < n->nrefs; i++)
+			c[m++] = (struct claim){.account = n->refs[i].w->account, .last = n->tick_round, .seq = seq, .n = n};
+	}
+	es->sched_n = k;
+	if (!c)
+		return; /* out of memory: the list's order */
+	qsort(c, m, sizeof(*c), claim_cmp);
+	for (size_t i = 0, rank = 0; i < m; i++) {
+		if (i && c[i].account == c[i - 1].account && c[i].n == c[i - 1].n)
+			continue; /* two watches of one account */
+		rank = i && c[i].account == c[i - 1].account ? rank + 1 : 0;
+		if (rank < c[i].n->fair_rank)
+			c[i].n->fair_rank = (unsigned)rank;
+	}
+	free(c);
+	qsort(es->sched, es->sched_n, sizeof(*es->sched), rank_cmp);
+}
+
 bool event_source_tick(struct event_source *es)
 {
-	bool more = false;
-	es->visits = TURN_VISITS;
-	if (!es->round_open)
+	uint64_t now = clock_us(CLOCK_MONOTONIC);
+	turn_begin(es);
+	if (!es->round_open || now - es->round_start >= ROUND_USEC) {
 		es->tick_round++;
-	es->busy++;
-	for (struct node *n = es->nodes; n; n = n->next) {
-		if (!polled(n) || n->tick_round == es->tick_round)
-			continue;
-		/* Each check gets its full visits, or waits for the next turn. */
-		if (n->poll_populated && es->visits < POPULATED_VISITS) {
-			more = true;
-			break;
-		}
-		n->tick_round = es->tick_round;
-		refresh_polled(es, n, 0);
+		es->round_start = now;
+		tick_schedule(es);
 	}
-	es->round_open = more;
+	es->busy++;
+	while (es->sched_at < es->sched_n) {
+		struct node *n = es->sched[es->sched_at];
+		if (polled(n)) {
+			if (n->poll_populated && !es->visits)
+				break;
+			es->cut = false;
+			refresh_polled(es, n, 0);
+			/* A check cut short by the turn's visits is made again in the next turn, with all of its own. */
+			if (es->cut)
+				break;
+			n->tick_round = es->tick_round;
+		}
+		es->sched_at++;
+	}
+	es->round_open = es->sched_at < es->sched_n;
+	if (!es->round_open)
+		tick_unschedule(es);
+	levels_flush(es);
 	es->busy--;
 	reap(es);
-	return more;
+	return es->round_open;
 }
 
 void event_source_note_freezer(struct event_source *es, const struct hierarchy *h, const char *rel, bool frozen)
 {
+	turn_begin(es);
 	es->busy++;
 	for (struct node *n = es->nodes; n; n = n->next) {
 		if (n->dead || n->h != h || strcmp(n->rel, rel) != 0)
@@ -1147,6 +1374,7 @@ void event_source_note_freezer(struct event_source *es, const struct hierarchy *
 		after.frozen = frozen;
 		node_update(es, n, &after);
 	}
+	levels_flush(es);
 	es->busy--;
 	reap(es);
 }

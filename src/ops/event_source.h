@@ -39,7 +39,9 @@ enum event_right {
  * of the file of a counted event.
  */
 typedef bool (*event_may_fn)(const struct watch *w, const struct stat *st, enum event_right right, const char *what);
-void event_source_set_policy(struct event_source *es, event_may_fn fn);
+/* Whether the subscribers of a and b have the same rights (every answer of event_may_fn is the same for both). */
+typedef bool (*event_same_fn)(const struct watch *a, const struct watch *b);
+void event_source_set_policy(struct event_source *es, event_may_fn fn, event_same_fn same);
 /* Readable when something the source waits on has happened. */
 int event_source_fd(const struct event_source *es);
 /* Serves what is ready, at most a bounded amount per call (the rest makes the fd readable again). */

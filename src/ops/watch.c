@@ -27,6 +27,11 @@ static bool may(const struct watch *w, const struct stat *st, enum event_right r
 	return right == EVR_LIST ? policy_may_list(w->cred, &own, what, why) : policy_may_read(w->cred, &own, what, why);
 }
 
+static bool same_rights(const struct watch *a, const struct watch *b)
+{
+	return a->cred && b->cred && policy_same_cred(a->cred, b->cred);
+}
+
 struct watches *watches_new(struct err *e)
 {
 	struct watches *ws = calloc(1, sizeof(*ws));
@@ -39,7 +44,7 @@ struct watches *watches_new(struct err *e)
 		free(ws);
 		return NULL;
 	}
-	event_source_set_policy(ws->src, may);
+	event_source_set_policy(ws->src, may, same_rights);
 	return ws;
 }
 
