@@ -68,6 +68,7 @@ static bool bytes_take(struct subscriber *s, size_t len)
 	return true;
 }
 
+/* len bytes no longer queued for s's account. */
 static void bytes_give(struct subscriber *s, size_t len)
 {
 	struct event_pump *p = s->pump;
@@ -149,21 +150,24 @@ static void sink(void *ctx, const struct watch *w, const char *name, enum event_
 	 * Full, its account's connections holding their bytes' worth, or still owing a `lost`: what comes now would
 	 * arrive before the news of the gap.
 	 */
-	if (s->n == EVENTS_QUEUED_MAX || s->lost || !bytes_take(s, len)) {
+	bool room = s->n < EVENTS_QUEUED_MAX && !s->lost && bytes_take(s, len);
+	char *copy = room ? malloc(len) : NULL;
+	if (!copy) {
+		if (room)
+			bytes_give(s, len); /* out of memory */
 		if (!s->lost++)
 			s->lost_since_us = time_us;
-		return;
+		/*
+		 * The first drop with nothing of its own waiting (its account's other connections hold the bytes): its
+		 * `lost` may go now, else once its socket takes what sd-bus holds.
+		 */
+		if (s->n || s->lost > 1)
+			return;
+	} else {
+		memcpy(copy, name, len);
+		s->q[(s->head + s->n++) % EVENTS_QUEUED_MAX] =
+		        (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = copy};
 	}
-	struct queued_event *q = &s->q[(s->head + s->n) % EVENTS_QUEUED_MAX];
-	*q = (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = malloc(len)};
-	if (!q->name) {
-		bytes_give(s, len);
-		if (!s->lost++)
-			s->lost_since_us = time_us;
-		return;
-	}
-	memcpy(q->name, name, len);
-	s->n++;
 	events_flush(c);
 	/* Whatever waits in sd-bus now is written when the socket takes it. */
 	c->deferred->wake(c);
