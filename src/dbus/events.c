@@ -166,7 +166,7 @@ static void sink(void *ctx, const struct watch *w, const char *name, enum event_
 	} else {
 		memcpy(copy, name, len);
 		s->q[(s->head + s->n++) % EVENTS_QUEUED_MAX] =
-		        (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = copy};
+		    (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = copy};
 	}
 	events_flush(c);
 	/* Whatever waits in sd-bus now is written when the socket takes it. */

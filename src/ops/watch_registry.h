@@ -37,10 +37,10 @@ struct watch {
 	uint64_t account;  /* what the cap per uid counts: watch_registry_add */
 	unsigned mask;     /* EV_BIT()s of ops/event_kind.h */
 	bool subtree;
-	char *name;              /* as the subscriber named the cgroup */
-	const struct cred *cred; /* the subscriber's, for the descendants a subtree watch meets (its owner keeps it) */
+	char *name;                 /* as the subscriber named the cgroup */
+	const struct cred *cred;    /* the subscriber's, for the descendants a subtree watch meets (its owner keeps it) */
 	unsigned charged[WB_COUNT]; /* units charged, in each budget */
-	void *src;               /* ops/event_source.c's state of it */
+	void *src;                  /* ops/event_source.c's state of it */
 	struct watch *prev, *next;
 };
 

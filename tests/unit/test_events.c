@@ -106,7 +106,8 @@ static void test_grown_budget(void)
 	reg.limits = (struct watch_limits){.per_conn = 3, .per_uid = 5, .total = 100};
 	struct watch *w1 = watch_registry_add(&reg, &owner1, 0, 0, 1, true, "a", &e);
 	CHECK(w1 && watch_charge(&reg, w1, WB_GROWN, 3, &e) == 0);
-	CHECK(watch_charge(&reg, w1, WB_GROWN, 1, &e) < 0 && strstr(e.msg, "appeared beneath") && strstr(e.msg, "cap of 3"));
+	CHECK(watch_charge(&reg, w1, WB_GROWN, 1, &e) < 0 && strstr(e.msg, "appeared beneath") &&
+	      strstr(e.msg, "cap of 3"));
 	struct watch *w2 = watch_registry_add(&reg, &owner2, 0, 0, 1, true, "b", &e);
 	CHECK(w2 && watch_charge(&reg, w2, WB_GROWN, 2, &e) == 0 && watch_charge(&reg, w2, WB_GROWN, 1, &e) < 0 &&
 	      strstr(e.msg, "per uid"));
