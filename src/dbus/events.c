@@ -22,6 +22,14 @@ struct subscriber {
 	struct queued_event q[EVENTS_QUEUED_MAX];
 	unsigned head, n;
 	uint64_t lost, lost_since_us;
+	struct event_pump *pump; /* which counts the bytes of its names against its account */
+	uint64_t account;        /* its connection's (dbus/admission.h's admission_account) */
+};
+
+/* The bytes of names waiting for one account's connections. */
+struct account_bytes {
+	uint64_t account;
+	size_t bytes;
 };
 
 struct event_pump {
@@ -29,7 +37,56 @@ struct event_pump {
 	struct ops *ops;
 	struct loop_watch watch;
 	struct loop_timer tick;
+	struct account_bytes *accounts; /* those with something waiting */
+	size_t n_accounts;
 };
+
+static struct account_bytes *account_bytes_find(struct event_pump *p, uint64_t account)
+{
+	for (size_t i = 0; i < p->n_accounts; i++)
+		if (p->accounts[i].account == account)
+			return &p->accounts[i];
+	return NULL;
+}
+
+/* len more bytes queued for s's account, if within EVENTS_ACCOUNT_BYTES. */
+static bool bytes_take(struct subscriber *s, size_t len)
+{
+	struct event_pump *p = s->pump;
+	struct account_bytes *a = account_bytes_find(p, s->account);
+	if ((a ? a->bytes : 0) + len > EVENTS_ACCOUNT_BYTES)
+		return false;
+	if (!a) {
+		struct account_bytes *v = realloc(p->accounts, (p->n_accounts + 1) * sizeof(*v));
+		if (!v)
+			return false;
+		p->accounts = v;
+		a = &v[p->n_accounts++];
+		*a = (struct account_bytes){.account = s->account};
+	}
+	a->bytes += len;
+	return true;
+}
+
+/* len bytes no longer queued for s's account. */
+static void bytes_give(struct subscriber *s, size_t len)
+{
+	struct event_pump *p = s->pump;
+	struct account_bytes *a = account_bytes_find(p, s->account);
+	if (!a)
+		return;
+	a->bytes -= len < a->bytes ? len : a->bytes;
+	if (!a->bytes)
+		*a = p->accounts[--p->n_accounts];
+}
+
+/* q leaves s's queue: its name is freed and no longer counted. */
+static void queued_drop(struct subscriber *s, struct queued_event *q)
+{
+	bytes_give(s, strlen(q->name) + 1);
+	free(q->name);
+	q->name = NULL;
+}
 
 static int send_event(struct conn *c, uint32_t id, const char *name, enum event_kind k, uint64_t count,
                       uint64_t time_us)
@@ -68,7 +125,7 @@ void events_flush(struct conn *c)
 		int r = send_event(c, q->id, q->name, q->kind, q->count, q->time_us);
 		if (r < 0)
 			log_debug("client pid %d: event not sent: %s", (int)c->req.pid, strerror(-r));
-		free(q->name);
+		queued_drop(s, q);
 		s->head = (s->head + 1) % EVENTS_QUEUED_MAX;
 		s->n--;
 	}
@@ -82,23 +139,35 @@ static void sink(void *ctx, const struct watch *w, const char *name, enum event_
 {
 	struct conn *c = (struct conn *)w->owner;
 	struct subscriber *s = c->sub;
-	(void)ctx;
-	if (!s && !(s = c->sub = calloc(1, sizeof(*s))))
-		return;
-	/* Full, or still owing a `lost`: what comes now would arrive before the news of the gap. */
-	if (s->n == EVENTS_QUEUED_MAX || s->lost) {
+	size_t len = strlen(name) + 1;
+	if (!s) {
+		if (!(s = c->sub = calloc(1, sizeof(*s))))
+			return;
+		s->pump = ctx;
+		s->account = admission_account(c->slot);
+	}
+	/*
+	 * Full, its account's connections holding their bytes' worth, or still owing a `lost`: what comes now would
+	 * arrive before the news of the gap.
+	 */
+	bool room = s->n < EVENTS_QUEUED_MAX && !s->lost && bytes_take(s, len);
+	char *copy = room ? malloc(len) : NULL;
+	if (!copy) {
+		if (room)
+			bytes_give(s, len); /* out of memory */
 		if (!s->lost++)
 			s->lost_since_us = time_us;
-		return;
+		/*
+		 * The first drop with nothing of its own waiting (its account's other connections hold the bytes): its
+		 * `lost` may go now, else once its socket takes what sd-bus holds.
+		 */
+		if (s->n || s->lost > 1)
+			return;
+	} else {
+		memcpy(copy, name, len);
+		s->q[(s->head + s->n++) % EVENTS_QUEUED_MAX] =
+		    (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = copy};
 	}
-	struct queued_event *q = &s->q[(s->head + s->n) % EVENTS_QUEUED_MAX];
-	*q = (struct queued_event){.id = w->id, .kind = k, .count = count, .time_us = time_us, .name = strdup(name)};
-	if (!q->name) {
-		if (!s->lost++)
-			s->lost_since_us = time_us;
-		return;
-	}
-	s->n++;
 	events_flush(c);
 	/* Whatever waits in sd-bus now is written when the socket takes it. */
 	c->deferred->wake(c);
@@ -115,9 +184,26 @@ void events_conn_gone(struct conn *c)
 	if (!s)
 		return;
 	for (unsigned i = 0; i < s->n; i++)
-		free(s->q[(s->head + i) % EVENTS_QUEUED_MAX].name);
+		queued_drop(s, &s->q[(s->head + i) % EVENTS_QUEUED_MAX]);
 	free(s);
 	c->sub = NULL;
+}
+
+void events_unwatched(struct conn *c, uint32_t id)
+{
+	struct subscriber *s = c->sub;
+	unsigned kept = 0;
+	if (!s)
+		return;
+	/* In place, oldest first: an entry moves only to a slot already read. */
+	for (unsigned i = 0; i < s->n; i++) {
+		struct queued_event *q = &s->q[(s->head + i) % EVENTS_QUEUED_MAX];
+		if (q->id == id)
+			queued_drop(s, q);
+		else
+			s->q[(s->head + kept++) % EVENTS_QUEUED_MAX] = *q;
+	}
+	s->n = kept;
 }
 
 static void on_source(void *owner, uint32_t events)
@@ -169,6 +255,7 @@ void event_pump_stop(struct event_pump *p)
 	loop_timer_cancel(p->loop, &p->tick);
 	loop_watch_remove(p->loop, &p->watch);
 	event_source_set_sink(watches_source(p->ops->watches), NULL, NULL);
+	free(p->accounts);
 	free(p);
 }
 

@@ -328,6 +328,7 @@ static int m_unwatch(sd_bus_message *m, void *u, sd_bus_error *ret)
 		return r;
 	if (ops_unwatch(conn_ops(c), c, id, &e) < 0)
 		return reply_error(m, &e);
+	events_unwatched(c, id);
 	return sd_bus_reply_method_return(m, "");
 }
 

@@ -77,6 +77,7 @@ struct ref {
 	bool top;        /* the watched cgroup itself, not a descendant */
 	bool listed;     /* the subscriber could list the way down to it when last asked (may_list_down_to) */
 	unsigned listed_at; /* the watch's held.attribs then */
+	bool grown;         /* it appeared after the watch was made: charged to its WB_GROWN budget */
 };
 
 struct node {
@@ -824,7 +825,7 @@ static int follow(struct event_source *es, struct watch *w, struct hierarchy *h,
 			node_release(es, n);
 		return err_set(e, ERR_LIMIT, "out of memory");
 	}
-	if (watch_charge(es->reg, w, 1, e) < 0) {
+	if (watch_charge(es->reg, w, tmpl->grown ? WB_GROWN : WB_ASKED, 1, e) < 0) {
 		((struct held *)w->src)->n--;
 		if (!n->nrefs)
 			node_release(es, n);
@@ -898,7 +899,7 @@ int event_source_attach(struct event_source *es, struct watch *w, const struct e
 	if (!(w->src = calloc(1, sizeof(struct held))))
 		return err_set(e, ERR_LIMIT, "out of memory");
 	/* The unit Watch charged stands for the first cgroup followed: each is charged here. */
-	watch_uncharge(es->reg, w, w->charged);
+	watch_uncharge(es->reg, w, WB_ASKED, w->charged[WB_ASKED]);
 	turn_begin(es);
 	es->busy++;
 	for (size_t i = 0; rc == 0 && i < np; i++) {
@@ -987,7 +988,7 @@ static void node_gone(struct event_source *es, struct node *n)
 				hd->v[j] = hd->v[--hd->n];
 				break;
 			}
-		watch_uncharge(es->reg, w, 1);
+		watch_uncharge(es->reg, w, refs[i].grown ? WB_GROWN : WB_ASKED, 1);
 	}
 	/* A watch ends with the cgroup it watched, in the hierarchy that reports its removal. */
 	for (size_t i = 0; i < k; i++)
@@ -1018,6 +1019,7 @@ static void node_child(struct event_source *es, struct node *n, const char *name
 		    may_list_down_to(es, n, &n->refs[i], strlen(n->rel)) != 1)
 			continue;
 		tmpl.top = false;
+		tmpl.grown = true; /* made by whoever may, not asked for by the subscriber: it must not cost its Watches */
 		int r = follow(es, tmpl.w, n->h, rel, fd, &tmpl, &e);
 		if (r < 0 || (r == 0 && follow_descendants(es, tmpl.w, n->h, rel, &tmpl, &e) < 0)) {
 			unsigned times;

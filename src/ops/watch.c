@@ -230,6 +230,7 @@ unsigned ops_unwatch_owner(struct ops *o, const void *owner)
 		watch_registry_remove(&o->watches->reg, w);
 		n++;
 	}
+	watch_registry_forget(&o->watches->reg, owner);
 	return n;
 }
 

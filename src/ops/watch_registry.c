@@ -16,10 +16,14 @@ void watch_registry_free(struct watch_registry *reg)
 {
 	while (reg->head)
 		watch_registry_remove(reg, reg->head);
-	free(reg->owners);
-	free(reg->accounts);
-	reg->owners = reg->accounts = NULL;
-	reg->n_owners = reg->n_accounts = 0;
+	for (int b = 0; b < WB_COUNT; b++) {
+		free(reg->ledger[b].owners);
+		free(reg->ledger[b].accounts);
+		reg->ledger[b] = (struct watch_ledger){0};
+	}
+	free(reg->ids);
+	reg->ids = NULL;
+	reg->n_ids = 0;
 }
 
 static struct watch_account *account_find(struct watch_account *v, size_t n, uint64_t key)
@@ -65,47 +69,54 @@ static void account_describe(uint64_t account, char *out, size_t len)
 		snprintf(out, len, "uid %u", (unsigned)account);
 }
 
-int watch_charge(struct watch_registry *reg, struct watch *w, unsigned n, struct err *e)
+/* How a budget's cap is named in its refusal. */
+static const char *const budget_what[WB_COUNT] = {"", " that appeared beneath them after they were made"};
+
+int watch_charge(struct watch_registry *reg, struct watch *w, enum watch_budget b, unsigned n, struct err *e)
 {
 	const struct watch_limits *l = &reg->limits;
-	unsigned conn = account_units(reg->owners, reg->n_owners, (uintptr_t)w->owner);
-	unsigned uid = account_units(reg->accounts, reg->n_accounts, w->account);
+	struct watch_ledger *lg = &reg->ledger[b];
+	unsigned conn = account_units(lg->owners, lg->n_owners, (uintptr_t)w->owner);
+	unsigned uid = account_units(lg->accounts, lg->n_accounts, w->account);
+	/* Root's supervisors may always watch: the others' watches leave part of the total to it. */
+	unsigned total = l->total - (b == WB_ASKED && w->account != 0 ? WATCH_ROOT_RESERVED(l->total) : 0);
 	char who[64];
 	if (l->per_conn && conn + n > l->per_conn)
 		return err_set(e, ERR_LIMIT,
-		               "this connection follows %u cgroups with its watches, and %u more would pass its cap of %u; "
+		               "this connection follows %u cgroups with its watches%s, and %u more would pass its cap of %u; "
 		               "unwatch some first",
-		               conn, n, l->per_conn);
+		               conn, budget_what[b], n, l->per_conn);
 	if (l->per_uid && uid + n > l->per_uid) {
 		account_describe(w->account, who, sizeof(who));
 		return err_set(e, ERR_LIMIT,
-		               "%s follows %u cgroups with its watches, and %u more would pass the cap of %u per uid; "
+		               "%s follows %u cgroups with its watches%s, and %u more would pass the cap of %u per uid; "
 		               "unwatch some first",
-		               who, uid, n, l->per_uid);
+		               who, uid, budget_what[b], n, l->per_uid);
 	}
-	if (l->total && reg->total + n > l->total)
+	if (l->total && lg->total + n > total)
 		return err_set(e, ERR_LIMIT,
-		               "the daemon follows %u cgroups for all watches, and %u more would pass its cap of %u",
-		               reg->total, n, l->total);
-	if (account_add(&reg->owners, &reg->n_owners, (uintptr_t)w->owner, n) < 0)
+		               "the daemon follows %u cgroups for all watches%s, and %u more would pass its cap of %u%s",
+		               lg->total, budget_what[b], n, total, total < l->total ? " (the rest is kept for root)" : "");
+	if (account_add(&lg->owners, &lg->n_owners, (uintptr_t)w->owner, n) < 0)
 		return err_set(e, ERR_LIMIT, "out of memory");
-	if (account_add(&reg->accounts, &reg->n_accounts, w->account, n) < 0) {
-		account_add(&reg->owners, &reg->n_owners, (uintptr_t)w->owner, -(long)n);
+	if (account_add(&lg->accounts, &lg->n_accounts, w->account, n) < 0) {
+		account_add(&lg->owners, &lg->n_owners, (uintptr_t)w->owner, -(long)n);
 		return err_set(e, ERR_LIMIT, "out of memory");
 	}
-	reg->total += n;
-	w->charged += n;
+	lg->total += n;
+	w->charged[b] += n;
 	return 0;
 }
 
-void watch_uncharge(struct watch_registry *reg, struct watch *w, unsigned n)
+void watch_uncharge(struct watch_registry *reg, struct watch *w, enum watch_budget b, unsigned n)
 {
-	if (n > w->charged)
-		n = w->charged;
-	account_add(&reg->owners, &reg->n_owners, (uintptr_t)w->owner, -(long)n);
-	account_add(&reg->accounts, &reg->n_accounts, w->account, -(long)n);
-	reg->total -= n;
-	w->charged -= n;
+	struct watch_ledger *lg = &reg->ledger[b];
+	if (n > w->charged[b])
+		n = w->charged[b];
+	account_add(&lg->owners, &lg->n_owners, (uintptr_t)w->owner, -(long)n);
+	account_add(&lg->accounts, &lg->n_accounts, w->account, -(long)n);
+	lg->total -= n;
+	w->charged[b] -= n;
 }
 
 struct watch *watch_registry_find(const struct watch_registry *reg, const void *owner, uint32_t id)
@@ -116,12 +127,27 @@ struct watch *watch_registry_find(const struct watch_registry *reg, const void *
 	return NULL;
 }
 
-static bool id_in_use(const struct watch_registry *reg, uint32_t id)
+static bool id_in_use(const struct watch_registry *reg, const void *owner, uint32_t id)
 {
-	for (struct watch *w = reg->head; w; w = w->next)
-		if (w->id == id)
-			return true;
-	return false;
+	return watch_registry_find(reg, owner, id) != NULL;
+}
+
+/* owner's next id: 1, 2, ... for each connection, not reused while it lasts short of 2^32 watches; 0 is never one. */
+static int next_id(struct watch_registry *reg, const void *owner, uint32_t *id)
+{
+	struct watch_account *a = account_find(reg->ids, reg->n_ids, (uintptr_t)owner);
+	if (!a) {
+		struct watch_account *v = realloc(reg->ids, (reg->n_ids + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		reg->ids = v;
+		a = &v[reg->n_ids++];
+		*a = (struct watch_account){.key = (uintptr_t)owner};
+	}
+	do
+		*id = ++a->n;
+	while (*id == 0 || id_in_use(reg, owner, *id));
+	return 0;
 }
 
 struct watch *watch_registry_add(struct watch_registry *reg, const void *owner, uid_t uid, uint64_t account,
@@ -138,33 +164,45 @@ struct watch *watch_registry_add(struct watch_registry *reg, const void *owner, 
 	w->account = account;
 	w->mask = mask;
 	w->subtree = subtree;
-	if (watch_charge(reg, w, 1, e) < 0) {
+	if (next_id(reg, owner, &w->id) < 0)
+		err_set(e, ERR_LIMIT, "out of memory");
+	if (!w->id || watch_charge(reg, w, WB_ASKED, 1, e) < 0) {
 		free(w->name);
 		free(w);
 		return NULL;
 	}
-	/* Ids are not reused while the daemon runs, short of 2^32 watches; 0 is never one. */
-	do
-		w->id = ++reg->last_id;
-	while (w->id == 0 || id_in_use(reg, w->id));
 	LIST_PREPEND(reg->head, w, prev, next);
 	return w;
 }
 
 void watch_registry_remove(struct watch_registry *reg, struct watch *w)
 {
-	watch_uncharge(reg, w, w->charged);
+	for (int b = 0; b < WB_COUNT; b++)
+		watch_uncharge(reg, w, b, w->charged[b]);
 	LIST_REMOVE(reg->head, w, prev, next);
 	free(w->name);
 	free(w);
 }
 
+void watch_registry_forget(struct watch_registry *reg, const void *owner)
+{
+	struct watch_account *a = account_find(reg->ids, reg->n_ids, (uintptr_t)owner);
+	if (a)
+		*a = reg->ids[--reg->n_ids];
+}
+
 unsigned watch_owner_units(const struct watch_registry *reg, const void *owner)
 {
-	return account_units(reg->owners, reg->n_owners, (uintptr_t)owner);
+	unsigned n = 0;
+	for (int b = 0; b < WB_COUNT; b++)
+		n += account_units(reg->ledger[b].owners, reg->ledger[b].n_owners, (uintptr_t)owner);
+	return n;
 }
 
 unsigned watch_account_units(const struct watch_registry *reg, uint64_t account)
 {
-	return account_units(reg->accounts, reg->n_accounts, account);
+	unsigned n = 0;
+	for (int b = 0; b < WB_COUNT; b++)
+		n += account_units(reg->ledger[b].accounts, reg->ledger[b].n_accounts, account);
+	return n;
 }

@@ -900,6 +900,19 @@ test_events_watch_ids_do_not_count_other_users_watches() {
 		fail "uid $TEST_UID2's watch ids $b then $c: the difference tells that 3 other watches were made in between"
 }
 
+# Ids are each connection's (the case above), so the same number names watches of two connections: Unwatch finds
+# an id only among its caller's own. A watches evido twice (1, 2), B once (1): B's Unwatch of 2 (A's alone) is
+# refused, B's of 1 ends its own only (A's Unwatch of 1 and 2 then succeed), and A's next id is 3: an id is not
+# given again on its connection.
+test_events_unwatch_finds_only_the_callers_own_ids() {
+	cgm_root new evido >/dev/null
+	local res
+	res=$(run_as 0 "" python3 "$WATCH_CLIENT" "$SOCK" ids evido 2>&1) || true
+	echo "measured: $res"
+	[ "$res" = "A ids 1 2, B id 1; B unwatch 2: org.freedesktop.DBus.Error.FileNotFound; B unwatch 1: ok; A unwatch 1: ok; A unwatch 2: ok; A's next id 3" ] ||
+		fail "ids and Unwatch across two connections: $res"
+}
+
 # v1 emptiness is checked once a second (cgmanager(8), EVENTS), but event_source_tick checks one polled cgroup per
 # call (its first check leaves fewer than POPULATED_VISITS of the turn's visits, and the next waits for the next
 # call, 10 ms later): at most 100 checks a second for the whole daemon. Root watches evvict, a v1 cgroup (in

@@ -29,6 +29,9 @@ Modes:
                           prints "done" (a connection the daemon drops ends it with a traceback)
   unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
                           then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
+  ids NAME                two connections: A watches NAME twice, B once; B unwatches 2 (A's only) and 1 (its own),
+                          then A unwatches 1 and 2 and watches again; prints "A ids I J, B id K; B unwatch 2: R;
+                          B unwatch 1: R; A unwatch 1: R; A unwatch 2: R; A's next id L" (R: ok or the error's name)
 """
 import os
 import select
@@ -306,6 +309,32 @@ def main():
             elif kind == 4:
                 other += 1
         print("%d events before Unwatch's reply, %d of watch %d after it (%d others)" % (before, after, wid, other))
+    elif mode == "ids":
+        name = sys.argv[3]
+        a, b = connect(path), connect(path)
+        authenticate(a)
+        authenticate(b)
+        serial = [0]
+
+
+        def new_id(s):
+            serial[0] += 1
+            s.sendall(method_call("Watch", "sas", serial=serial[0], body=watch_body(name, []), iface=IFACE1))
+            kind, body = Reader(s).next()
+            if kind != 2:
+                sys.exit("Watch refused")
+            return struct.unpack_from("<I", body, 0)[0]
+
+        def unwatch(s, wid):
+            serial[0] += 1
+            s.sendall(method_call("Unwatch", "u", serial=serial[0], body=struct.pack("<I", wid), iface=IFACE1))
+            kind, err = read_message(s)
+            return "ok" if kind == 2 else err
+
+        i, j, k = new_id(a), new_id(a), new_id(b)
+        res = [unwatch(b, j), unwatch(b, k), unwatch(a, i), unwatch(a, j)]
+        print("A ids %d %d, B id %d; B unwatch %d: %s; B unwatch %d: %s; A unwatch %d: %s; A unwatch %d: %s; "
+              "A's next id %d" % (i, j, k, j, res[0], k, res[1], i, res[2], j, res[3], new_id(a)))
     else:
         sys.exit("unknown mode " + mode)
 

@@ -65,14 +65,14 @@ static void test_caps(void)
 	watch_registry_init(&reg);
 	reg.limits = (struct watch_limits){.per_conn = 3, .per_uid = 5, .total = 7};
 	struct watch *w1 = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "a", &e);
-	CHECK(w1 && w1->id && watch_charge(&reg, w1, 2, &e) == 0);
+	CHECK(w1 && w1->id && watch_charge(&reg, w1, WB_ASKED, 2, &e) == 0);
 	/* The connection's cap: a fourth unit is refused, and names the cap. */
 	CHECK(!watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "b", &e) && e.kind == ERR_LIMIT &&
 	      strstr(e.msg, "cap of 3"));
 	struct watch *w2 = watch_registry_add(&reg, &owner2, 1000, 1000, 1, false, "b", &e);
-	CHECK(w2 && w2->id != w1->id && watch_charge(&reg, w2, 1, &e) == 0);
+	CHECK(w2 && watch_charge(&reg, w2, WB_ASKED, 1, &e) == 0);
 	/* The uid's cap across connections. */
-	CHECK(watch_charge(&reg, w2, 1, &e) < 0 && strstr(e.msg, "uid 1000") && strstr(e.msg, "per uid"));
+	CHECK(watch_charge(&reg, w2, WB_ASKED, 1, &e) < 0 && strstr(e.msg, "uid 1000") && strstr(e.msg, "per uid"));
 	/* A subordinate uid of uid 1000's user namespace is charged to 1000's account, and finds it full. */
 	int owner4;
 	CHECK(!watch_registry_add(&reg, &owner4, 200000, 1000, 1, false, "d", &e) && strstr(e.msg, "uid 1000 follows"));
@@ -83,12 +83,81 @@ static void test_caps(void)
 	struct watch *w3 = watch_registry_add(&reg, &owner3, 2000, 2000, 1, false, "c", &e);
 	CHECK(w3 && watch_account_units(&reg, 1000) == 5 && watch_owner_units(&reg, &owner2) == 2);
 	/* The daemon's cap. */
-	CHECK(watch_charge(&reg, w3, 2, &e) < 0 && strstr(e.msg, "cap of 7"));
-	CHECK(watch_registry_find(&reg, &owner1, w1->id) == w1 && !watch_registry_find(&reg, &owner2, w1->id));
+	CHECK(watch_charge(&reg, w3, WB_ASKED, 2, &e) < 0 && strstr(e.msg, "cap of 7"));
+	/* Ids are each owner's: the same number names another connection's watch there. */
+	CHECK(watch_registry_find(&reg, &owner1, w1->id) == w1 && watch_registry_find(&reg, &owner2, w1->id) == w2);
 	watch_registry_remove(&reg, w1);
-	CHECK(watch_owner_units(&reg, &owner1) == 0 && watch_account_units(&reg, 1000) == 2 && reg.total == 3);
+	CHECK(watch_owner_units(&reg, &owner1) == 0 && watch_account_units(&reg, 1000) == 2 &&
+	      reg.ledger[WB_ASKED].total == 3);
 	watch_registry_free(&reg);
-	CHECK(reg.total == 0 && !reg.head);
+	CHECK(reg.ledger[WB_ASKED].total == 0 && !reg.head);
+}
+
+/*
+ * What appears beneath a subtree watch after it was made is charged to a budget of its own: the owner of the
+ * watched cgroup, who makes those, cannot make the subscriber's next Watch fail; that budget has the same caps.
+ */
+static void test_grown_budget(void)
+{
+	struct watch_registry reg;
+	struct err e = {0};
+	int owner1, owner2;
+	watch_registry_init(&reg);
+	reg.limits = (struct watch_limits){.per_conn = 3, .per_uid = 5, .total = 100};
+	struct watch *w1 = watch_registry_add(&reg, &owner1, 0, 0, 1, true, "a", &e);
+	CHECK(w1 && watch_charge(&reg, w1, WB_GROWN, 3, &e) == 0);
+	CHECK(watch_charge(&reg, w1, WB_GROWN, 1, &e) < 0 && strstr(e.msg, "appeared beneath") &&
+	      strstr(e.msg, "cap of 3"));
+	struct watch *w2 = watch_registry_add(&reg, &owner2, 0, 0, 1, true, "b", &e);
+	CHECK(w2 && watch_charge(&reg, w2, WB_GROWN, 2, &e) == 0 && watch_charge(&reg, w2, WB_GROWN, 1, &e) < 0 &&
+	      strstr(e.msg, "per uid"));
+	/* The growth filled both budgets of grown units: Watch still has its own. */
+	CHECK(watch_charge(&reg, w2, WB_ASKED, 2, &e) == 0 && watch_account_units(&reg, 0) == 9);
+	watch_uncharge(&reg, w1, WB_GROWN, 3);
+	CHECK(w1->charged[WB_GROWN] == 0 && watch_owner_units(&reg, &owner1) == 1);
+	watch_registry_free(&reg);
+	CHECK(reg.ledger[WB_GROWN].total == 0);
+}
+
+/* Other accounts together take at most the total less root's reserve; root takes the rest. */
+static void test_root_reserve(void)
+{
+	struct watch_registry reg;
+	struct err e = {0};
+	int owner1, owner2, owner3;
+	watch_registry_init(&reg);
+	reg.limits = (struct watch_limits){.per_conn = 1000, .per_uid = 1000, .total = 32};
+	struct watch *w1 = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "a", &e);
+	CHECK(w1 && watch_charge(&reg, w1, WB_ASKED, 32 - WATCH_ROOT_RESERVED(32) - 1, &e) == 0);
+	CHECK(!watch_registry_add(&reg, &owner2, 2000, 2000, 1, false, "b", &e) && strstr(e.msg, "kept for root"));
+	struct watch *w3 = watch_registry_add(&reg, &owner3, 0, 0, 1, false, "c", &e);
+	CHECK(w3 && watch_charge(&reg, w3, WB_ASKED, WATCH_ROOT_RESERVED(32) - 1, &e) == 0);
+	CHECK(watch_charge(&reg, w3, WB_ASKED, 1, &e) < 0 && strstr(e.msg, "cap of 32"));
+	watch_registry_free(&reg);
+}
+
+/* Ids are each connection's own (1, 2, ...), never reused while it lasts, and found only by their owner. */
+static void test_ids(void)
+{
+	struct watch_registry reg;
+	struct err e = {0};
+	int owner1, owner2;
+	watch_registry_init(&reg);
+	struct watch *a = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "a", &e);
+	struct watch *b = watch_registry_add(&reg, &owner2, 2000, 2000, 1, false, "b", &e);
+	CHECK(a && b && a->id == 1 && b->id == 1);
+	CHECK(watch_registry_find(&reg, &owner1, 1) == a && watch_registry_find(&reg, &owner2, 1) == b);
+	watch_registry_remove(&reg, a);
+	CHECK(!watch_registry_find(&reg, &owner1, 1));
+	struct watch *c = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "c", &e);
+	CHECK(c && c->id == 2);
+	/* Once the connection is gone, a new one at the same address starts again. */
+	watch_registry_remove(&reg, c);
+	watch_registry_forget(&reg, &owner1);
+	c = watch_registry_add(&reg, &owner1, 1000, 1000, 1, false, "c", &e);
+	CHECK(c && c->id == 1);
+	watch_registry_free(&reg);
+	CHECK(!reg.ids && !reg.n_ids);
 }
 
 int main(void)
@@ -96,5 +165,8 @@ int main(void)
 	RUN(test_words);
 	RUN(test_changes);
 	RUN(test_caps);
+	RUN(test_grown_budget);
+	RUN(test_root_reserve);
+	RUN(test_ids);
 	return CHECK_EXIT();
 }
