@@ -160,6 +160,14 @@ static struct wd_slot **wd_bucket(struct event_source *es, int wd)
 	return &es->wds[(unsigned)wd % WD_BUCKETS];
 }
 
+static bool wd_used(struct event_source *es, int wd)
+{
+	for (struct wd_slot *s = *wd_bucket(es, wd); s; s = s->next)
+		if (s->wd == wd)
+			return true;
+	return false;
+}
+
 static int wd_put(struct event_source *es, int wd, struct node *n, enum node_file f)
 {
 	struct wd_slot *s = malloc(sizeof(*s));
@@ -168,14 +176,6 @@ static int wd_put(struct event_source *es, int wd, struct node *n, enum node_fil
 	*s = (struct wd_slot){.wd = wd, .n = n, .f = f, .next = *wd_bucket(es, wd)};
 	*wd_bucket(es, wd) = s;
 	return 0;
-}
-
-static bool wd_used(struct event_source *es, int wd)
-{
-	for (struct wd_slot *s = *wd_bucket(es, wd); s; s = s->next)
-		if (s->wd == wd)
-			return true;
-	return false;
 }
 
 /* Drops n's slot of wd: whether another node still uses the descriptor (then the kernel's watch stays). */
