@@ -690,16 +690,17 @@ while time.time() < end:
 
 # v1 lets a cgroup's owner rename(2) a child within its parent (cgroup2 does not); the daemon's nodes are keyed by
 # name and inode, and inotify gives one watch descriptor per inode and instance. TEST_UID watches evren/r0, then
-# renames it r1 and watches evren/r1 (subtree), and so on to r8; each rename is made while the daemon is stopped
-# (SIGSTOP) with the next Watch already in its socket, so that it may serve the Watch before it reads the rename
-# (the loop rotates its order: one round in two): the node of the new name then gets the old one's descriptor. A
-# watch follows its name (cgmanager(8), EVENTS): the rename ends the watch of the old name, told `removed`, and that
-# end must leave the descriptor to the new name's node (h-events5 removed it from the kernel and kept a slot
-# pointing to the freed node: a use after free, which the ASan lane reported). A watch of evren/r8 must then hear of
-# a child c made and given a task (populated), as of any other child.
+# renames it r1 and watches evren/r1, and so on to r8 (those watches of `removed` alone: nothing polls them once a
+# second); each rename is made while the daemon is stopped (SIGSTOP) with the next Watch already in its socket, so
+# that it may serve the Watch before it reads the rename (the loop rotates its order: one round in two): the node of
+# the new name then gets the old one's descriptor. A watch follows its name (cgmanager(8), EVENTS): a rename ends the
+# watch of the old name, told `removed`, and no end of a watch of an old name may take the descriptor from the new
+# name's node (h-events5 removed it from the kernel and kept a slot pointing to the freed node: a use after free,
+# which the ASan lane reported). Once the watches of r1 to r7 ended (their connections closed), a subtree watch of
+# evren/r8 must hear of a child c made and given a task (populated), as of any other child.
 test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
 	multi_hierarchy || skip "cgroup2 has no rename"
-	local h d out1=$WORK/evren1.out out2=$WORK/evren2.out w1 subs="" k pid
+	local h d out1=$WORK/evren1.out out2=$WORK/evren2.out w1 subs=() k pid
 	# A v1 hierarchy alone, no controller's events: the watch's primary one (emptiness, removal, new children).
 	h=$(sb_hierarchies | grep -vxE 'unified|memory|pids|freezer' | head -1)
 	delegate evren "$TEST_UID" "$h"
@@ -709,8 +710,8 @@ test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
 	watch_start "$out1" "$TEST_UID" "" evren/r0 || return 1
 	w1=$WATCH_PID
 	for k in 1 2 3 4 5 6 7 8; do
-		subs="$subs $(spawn_as "$TEST_UID" "" bash -c 'exec /usr/bin/python3 "$0" "$1" watch-on-go "$2" "$3" "$4" >"$5" 2>&1' \
-			"$WATCH_CLIENT" "$SOCK" "evren/r$k" "$WORK/evren.ready$k" "$WORK/evren.go$k" "$WORK/evren.sub$k")"
+		subs+=("$(spawn_as "$TEST_UID" "" bash -c 'exec /usr/bin/python3 "$0" "$1" watch-on-go "$2" "$3" "$4" removed >"$5" 2>&1' \
+			"$WATCH_CLIENT" "$SOCK" "evren/r$k" "$WORK/evren.ready$k" "$WORK/evren.go$k" "$WORK/evren.sub$k")")
 		wait_until 10 test -e "$WORK/evren.ready$k" || { fail "subscriber $k did not start: $(cat "$WORK/evren.sub$k")"; return 1; }
 		kill -STOP "$DAEMON_PID"
 		run_as "$TEST_UID" "" mv "$d/r$((k - 1))" "$d/r$k" || echo "mv failed" >"$WORK/evren.mv"
@@ -722,16 +723,20 @@ test_events_v1_rename_then_unwatch_keeps_the_other_watch() {
 		[ "$k" != 1 ] || wait_until 5 event_seen "$out1" removed evren/r0 ||
 			fail "the watch of evren/r0 was not told its cgroup was renamed away: $(cat "$out1" "$out1.err")"
 	done
-	end_pids "$w1"
+	end_pids "$w1" "${subs[@]:0:7}"
+	# Those watches (if any is left) ended once the daemon logged their connections' ends.
+	for pid in "${subs[@]:0:7}"; do
+		wait_until 10 grep -q "client pid $pid gone$" "$WORK/daemon.log" ||
+			fail "the daemon did not see subscriber $pid's connection end"
+	done
 	watch_start "$out2" "$TEST_UID" "" evren/r8 populated subtree || return 1
 	run_as "$TEST_UID" "" mkdir "$d/r8/c"
 	pid=$(spawn_sleeper "$TEST_UID" "")
 	echo "$pid" >"$d/r8/c/cgroup.procs"
 	# v1 emptiness is checked once a second.
 	wait_until 5 event_seen "$out2" populated evren/r8/c ||
-		fail "the subtree watch of evren/r8 did not follow its new child after the same directory was watched under 8 other names: $(cat "$out2")"
-	# shellcheck disable=SC2086
-	end_pids "$pid" "$WATCH_PID" $subs
+		fail "the subtree watch of evren/r8 did not follow its new child after the watches of the same directory under 8 other names ended: $(cat "$out2")"
+	end_pids "$pid" "$WATCH_PID" "${subs[7]}"
 }
 
 # A watch follows names (cgmanager(8), EVENTS): a v1 cgroup renamed beneath a subtree watch is told `removed` under
