@@ -629,8 +629,8 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 	LIST_PREPEND(es->nodes, n, prev, next);
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
 	for (int f = 0; f < NF_COUNT && r == 0; f++) {
-		uint32_t mask = f == NF_DIR ? IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_ONLYDIR
-		                            : IN_MODIFY;
+		uint32_t mask =
+		    f == NF_DIR ? IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_ONLYDIR : IN_MODIFY;
 		r = watch_path(es, fd, file_name[f], mask, &n->wd[f], e, what);
 		if (r == 0 && n->wd[f] >= 0 && wd_put(es, n->wd[f], n, f) < 0) {
 			if (!wd_used(es, n->wd[f]))
