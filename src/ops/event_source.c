@@ -100,6 +100,11 @@ struct node {
 	struct node *prev, *next;
 };
 
+/*
+ * A node's use of an inotify watch descriptor. inotify gives one descriptor per inode: v1 lets a cgroup's owner
+ * rename it, and a node of its new name can be made before the rename is read, so one descriptor may have more
+ * than one slot, one per node (and file), and the kernel's watch is removed with the last of them.
+ */
 struct wd_slot {
 	int wd;
 	struct node *n;
@@ -110,13 +115,13 @@ struct wd_slot {
 /*
  * A directory whose child cgroups are followed: cgroupfs reports a cgroup's rmdir only to its parent
  * (IN_DELETE), not to the cgroup itself. A separate inotify instance, so that these watches and the nodes' own
- * (the same directory may be both) keep their own masks.
+ * (the same directory may be both) keep their own masks. Its children are its nodes' parent_wd, not names: a
+ * directory renamed keeps its descriptor, and one descriptor is one directory whatever name it was first seen by.
  */
 struct parent_slot {
 	int wd;
 	unsigned refs;
 	struct hierarchy *h;
-	char *rel;
 	struct parent_slot *next;
 };
 
@@ -190,6 +195,14 @@ static struct wd_slot **wd_bucket(struct event_source *es, int wd)
 	return &es->wds[(unsigned)wd % WD_BUCKETS];
 }
 
+static bool wd_used(struct event_source *es, int wd)
+{
+	for (struct wd_slot *s = *wd_bucket(es, wd); s; s = s->next)
+		if (s->wd == wd)
+			return true;
+	return false;
+}
+
 static int wd_put(struct event_source *es, int wd, struct node *n, enum node_file f)
 {
 	struct wd_slot *s = malloc(sizeof(*s));
@@ -200,23 +213,21 @@ static int wd_put(struct event_source *es, int wd, struct node *n, enum node_fil
 	return 0;
 }
 
-static struct wd_slot *wd_find(struct event_source *es, int wd)
+/* Drops n's slot of wd: whether another node still uses the descriptor (then the kernel's watch stays). */
+static bool wd_drop(struct event_source *es, int wd, const struct node *n)
 {
-	for (struct wd_slot *s = *wd_bucket(es, wd); s; s = s->next)
-		if (s->wd == wd)
-			return s;
-	return NULL;
-}
-
-static void wd_drop(struct event_source *es, int wd)
-{
-	for (struct wd_slot **p = wd_bucket(es, wd); *p; p = &(*p)->next)
-		if ((*p)->wd == wd) {
-			struct wd_slot *s = *p;
+	bool shared = false;
+	for (struct wd_slot **p = wd_bucket(es, wd); *p;) {
+		struct wd_slot *s = *p;
+		if (s->wd == wd && s->n == n) {
 			*p = s->next;
 			free(s);
-			return;
+		} else {
+			shared |= s->wd == wd;
+			p = &s->next;
 		}
+	}
+	return shared;
 }
 
 /* --- the source --- */
@@ -259,7 +270,7 @@ static struct parent_slot *parent_find(struct event_source *es, int wd)
 	return NULL;
 }
 
-/* n's parent directory is watched for n's removal (not for the daemon's root, which is never removed). */
+/* n's parent directory is watched for n's removal or renaming (not for the daemon's root, which has neither). */
 static int parent_hold(struct event_source *es, struct node *n, struct err *e)
 {
 	char prel[CGNAME_MAX], path[64];
@@ -276,19 +287,18 @@ static int parent_hold(struct event_source *es, struct node *n, struct err *e)
 	if (pfd < 0)
 		return err_errno(e, -pfd, "cannot open the parent of %s:/%s", n->h->name, n->rel);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-	int wd = inotify_add_watch(es->pfd, path, IN_DELETE | IN_ONLYDIR);
+	int wd = inotify_add_watch(es->pfd, path, IN_DELETE | IN_MOVED_FROM | IN_MOVE_SELF | IN_ONLYDIR);
 	if (wd < 0)
 		return err_set(e, errno == ENOSPC ? ERR_LIMIT : ERR_FAILED, "cannot watch the parent of %s:/%s: %s%s",
 		               n->h->name, n->rel, strerror(errno),
 		               errno == ENOSPC ? " (the kernel's fs.inotify.max_user_watches is reached)" : "");
 	struct parent_slot *p = parent_find(es, wd);
 	if (!p) {
-		if (!(p = calloc(1, sizeof(*p))) || !(p->rel = strdup(prel))) {
-			free(p);
+		if (!(p = calloc(1, sizeof(*p)))) {
 			inotify_rm_watch(es->pfd, wd);
 			return err_set(e, ERR_LIMIT, "out of memory");
 		}
-		*p = (struct parent_slot){.wd = wd, .h = n->h, .rel = p->rel, .next = *parent_bucket(es, wd)};
+		*p = (struct parent_slot){.wd = wd, .h = n->h, .next = *parent_bucket(es, wd)};
 		*parent_bucket(es, wd) = p;
 	}
 	p->refs++;
@@ -308,7 +318,6 @@ static void parent_release(struct event_source *es, struct node *n)
 			*pp = p->next;
 			break;
 		}
-	free(p->rel);
 	free(p);
 }
 
@@ -327,8 +336,8 @@ static void node_release(struct event_source *es, struct node *n)
 		return;
 	for (int f = 0; f < NF_COUNT; f++)
 		if (n->wd[f] >= 0) {
-			inotify_rm_watch(es->ifd, n->wd[f]);
-			wd_drop(es, n->wd[f]);
+			if (!wd_drop(es, n->wd[f], n))
+				inotify_rm_watch(es->ifd, n->wd[f]);
 			n->wd[f] = -1;
 		}
 	if (n->oom_efd >= 0) {
@@ -401,10 +410,11 @@ static void event_name(const struct node *n, const struct ref *r, char *out, siz
 	const char *below = n->rel + r->base_len;
 	if (*below == '/')
 		below++;
+	size_t wlen = strlen(r->w->name);
 	if (!*below)
 		snprintf(out, len, "%s", r->w->name);
-	else if (!*r->w->name)
-		snprintf(out, len, "%s", below);
+	else if (!wlen || r->w->name[wlen - 1] == '/') /* "" or "/", the subscriber's own cgroup: no second slash */
+		snprintf(out, len, "%s%s", r->w->name, below);
 	else
 		snprintf(out, len, "%s/%s", r->w->name, below);
 }
@@ -747,10 +757,12 @@ static struct node *node_get(struct event_source *es, struct hierarchy *h, const
 	LIST_PREPEND(es->nodes, n, prev, next);
 	snprintf(what, sizeof(what), "%s:/%s", h->name, rel);
 	for (int f = 0; f < NF_COUNT && r == 0; f++) {
-		uint32_t mask = f == NF_DIR ? IN_CREATE | IN_DELETE_SELF | IN_ATTRIB | IN_ONLYDIR : IN_MODIFY;
+		uint32_t mask =
+		    f == NF_DIR ? IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_ONLYDIR : IN_MODIFY;
 		r = watch_path(es, fd, file_name[f], mask, &n->wd[f], e, what);
 		if (r == 0 && n->wd[f] >= 0 && wd_put(es, n->wd[f], n, f) < 0) {
-			inotify_rm_watch(es->ifd, n->wd[f]);
+			if (!wd_used(es, n->wd[f]))
+				inotify_rm_watch(es->ifd, n->wd[f]);
 			n->wd[f] = -1;
 			r = err_set(e, ERR_LIMIT, "out of memory");
 		}
@@ -1074,24 +1086,37 @@ static void resync_step(struct event_source *es)
 	es->resync_open = false;
 }
 
-static void on_inotify(struct event_source *es, const struct inotify_event *ev)
+/*
+ * The cgroup named rel in h was renamed, or a directory above it was (v1 lets a cgroup's owner rename it within
+ * its parent): a watch follows a name, so each node at that name or beneath it that is no longer there is gone,
+ * its watches told `removed` of the name they knew; a subtree watch of the parent follows the new name as new.
+ */
+static void renamed(struct event_source *es, const struct hierarchy *h, const char *name)
 {
-	if (ev->mask & IN_Q_OVERFLOW) {
-		resync(es);
-		return;
-	}
-	struct wd_slot *s = wd_find(es, ev->wd);
-	if (!s || s->n->dead)
-		return;
-	struct node *n = s->n;
-	if (s->f == NF_DIR && (ev->mask & (IN_DELETE_SELF | IN_IGNORED))) {
+	char rel[CGNAME_MAX];
+	size_t len = (size_t)snprintf(rel, sizeof(rel), "%s", name); /* name may be a node's, and that node end here */
+	if (!len)
+		return; /* the daemon's root is not renamed */
+	for (struct node *m = es->nodes; m; m = m->next)
+		if (!m->dead && m->h == h && strncmp(m->rel, rel, len) == 0 && (!m->rel[len] || m->rel[len] == '/') &&
+		    !still_there(h, m->rel, m->ino))
+			node_gone(es, m);
+}
+
+/* A notice of one of n's files (f), or of its directory. */
+static void on_node_notice(struct event_source *es, struct node *n, enum node_file f, const struct inotify_event *ev)
+{
+	if (f == NF_DIR && (ev->mask & (IN_DELETE_SELF | IN_IGNORED))) {
 		node_gone(es, n);
 	} else if (ev->mask & IN_IGNORED) {
-		wd_drop(es, ev->wd); /* a file went with its controller; the directory reports the rest */
-		n->wd[s->f] = -1;
-	} else if (s->f == NF_DIR && (ev->mask & IN_CREATE) && (ev->mask & IN_ISDIR) && ev->len) {
+		wd_drop(es, ev->wd, n); /* a file went with its controller; the directory reports the rest */
+		n->wd[f] = -1;
+	} else if (f == NF_DIR && (ev->mask & IN_MOVE_SELF)) {
+		if (!still_there(n->h, n->rel, n->ino))
+			renamed(es, n->h, n->rel);
+	} else if (f == NF_DIR && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && (ev->mask & IN_ISDIR) && ev->len) {
 		node_child(es, n, ev->name);
-	} else if (s->f == NF_DIR && (ev->mask & IN_ATTRIB) && !ev->len) {
+	} else if (f == NF_DIR && (ev->mask & IN_ATTRIB) && !ev->len) {
 		/* Its owner or mode changed: what its watches last found their subscribers may list is stale. */
 		for (size_t i = 0; i < n->nrefs; i++)
 			((struct held *)n->refs[i].w->src)->attribs++;
@@ -1099,33 +1124,78 @@ static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
 		struct event_state after = n->st;
 		if (fd < 0)
-			return; /* its removal is reported by the directory */
-		read_file(fd, s->f, &after);
+			return; /* its removal (or renaming) is reported by the directory */
+		read_file(fd, f, &after);
 		node_update(es, n, &after);
 	}
 }
 
-/*
- * A child of a watched parent was removed: every node of that name that is not the directory there now is
- * gone. More than one may be: a child removed and made again faster than the notices are read leaves a node of
- * each generation followed, and one left behind would hold its inotify watches until the watch ends.
- */
-static void on_parent_event(struct event_source *es, const struct inotify_event *ev)
+/* A notice goes to every node whose descriptor it names (more than one: a renamed cgroup, see struct wd_slot). */
+static void on_inotify(struct event_source *es, const struct inotify_event *ev)
 {
-	struct parent_slot *p;
-	struct hierarchy *h;
-	char rel[CGNAME_MAX];
+	struct wd_slot few[4], *users = few;
+	size_t k = 0, i = 0;
 	if (ev->mask & IN_Q_OVERFLOW) {
 		resync(es);
 		return;
 	}
-	p = parent_find(es, ev->wd);
-	if (!p || !(ev->mask & IN_DELETE) || !ev->len ||
-	    (size_t)snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", ev->name) >= sizeof(rel))
+	for (struct wd_slot *s = *wd_bucket(es, ev->wd); s; s = s->next)
+		k += s->wd == ev->wd;
+	if (k > sizeof(few) / sizeof(*few) && !(users = malloc(k * sizeof(*users)))) {
+		users = few; /* out of memory: the first nodes hear it, the others are read again */
+		k = sizeof(few) / sizeof(*few);
+		resync(es);
+	}
+	/* Copied first: serving one may drop the slots (the nodes stay until reap). */
+	for (struct wd_slot *s = *wd_bucket(es, ev->wd); s && i < k; s = s->next)
+		if (s->wd == ev->wd)
+			users[i++] = *s;
+	for (i = 0; i < k; i++)
+		if (!users[i].n->dead)
+			on_node_notice(es, users[i].n, users[i].f, ev);
+	if (users != few)
+		free(users);
+}
+
+/* The last component of rel. */
+static const char *base_name(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	return slash ? slash + 1 : rel;
+}
+
+/*
+ * A child of a watched parent was removed, or renamed away: every node of that name beneath that directory (its
+ * descriptor, whatever name the nodes know it by) that is not the directory there now is gone. More than one may
+ * be: a child removed and made again faster than the notices are read leaves a node of each generation followed,
+ * and one left behind would hold its inotify watches until the watch ends. The parent itself renamed: the nodes
+ * beneath its old name are (renamed()).
+ */
+static void on_parent_event(struct event_source *es, const struct inotify_event *ev)
+{
+	if (ev->mask & IN_Q_OVERFLOW) {
+		resync(es);
 		return;
-	h = p->h; /* p may go with the nodes */
+	}
+	if (!parent_find(es, ev->wd))
+		return;
+	if (ev->mask & IN_MOVE_SELF) {
+		for (struct node *n = es->nodes; n; n = n->next)
+			if (!n->dead && n->parent_wd == ev->wd && !still_there(n->h, n->rel, n->ino)) {
+				char prel[CGNAME_MAX];
+				snprintf(prel, sizeof(prel), "%.*s", (int)(base_name(n->rel) - n->rel), n->rel);
+				if (*prel)
+					prel[strlen(prel) - 1] = '\0'; /* the slash before n's own name */
+				renamed(es, n->h, prel);
+			}
+		return;
+	}
+	if (!(ev->mask & (IN_DELETE | IN_MOVED_FROM)) || !ev->len)
+		return;
+	/* The slot goes with its last node: the descriptor is compared, not the slot. */
 	for (struct node *n = es->nodes; n; n = n->next)
-		if (!n->dead && n->h == h && strcmp(n->rel, rel) == 0 && !still_there(h, rel, n->ino))
+		if (!n->dead && n->parent_wd == ev->wd && strcmp(base_name(n->rel), ev->name) == 0 &&
+		    !still_there(n->h, n->rel, n->ino))
 			node_gone(es, n);
 }
 

@@ -27,6 +27,10 @@ Modes:
                           NAME/aK on one connection, renames aK to bK, watches NAME/bK (subtree) on a second, and
                           closes the first while a third asks for watches of NAME/n* (66 name lengths, made first);
                           prints "done" (a connection the daemon drops ends it with a traceback)
+  watch-on-go NAME READY GO [EVENT...]
+                          connects and authenticates, writes READY, then once the file GO exists calls Watch of NAME
+                          (of EVENTs: all by default); prints "ok" (or "error NAME: MESSAGE") and holds the connection
+                          until killed
   unwatch NAME READY GO   one watch as no-read; once GO exists, Unwatch of it, reading what comes until its reply,
                           then for 2 s more; prints "K events before Unwatch's reply, A of watch ID after it (O others)"
   ids NAME                two connections: A watches NAME twice, B once; B unwatches 2 (A's only) and 1 (its own),
@@ -197,6 +201,18 @@ def main():
                 sys.exit(1)
         with open(ready, "w") as f:
             f.write("ready\n")
+        while True:
+            time.sleep(60)
+    elif mode == "watch-on-go":
+        name, ready, go, events = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+        s = connect(path)
+        authenticate(s)
+        with open(ready, "w") as f:
+            f.write("ready\n")
+        while not os.path.exists(go):
+            time.sleep(0.01)
+        good, err, text = watch(s, name, events, 1)
+        print("ok" if good else "error %s: %s" % (err, text), flush=True)
         while True:
             time.sleep(60)
     elif mode == "no-read":
