@@ -83,6 +83,8 @@ void print_head(void);
 void print_row(int clients, const char *name, const struct result *r, const struct result *rt,
                const struct result *fl, const char *floor_what);
 int failures(void);
+/* Event latency (events.c): env.iterations moves, at most 2000. */
+void bench_events(void);
 void count_failure(void);
 
 /* Floors of methods_042.c that the Scm methods share. */

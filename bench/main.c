@@ -7,6 +7,7 @@
  *   cgm-bench rss     --socket S --daemon-pid PID [--conns 1000]
  *   cgm-bench startup --daemon PATH --sockdir DIR [--runs 200]
  *   cgm-bench cli     --socket S --cgm PATH --noop PATH [--runs 200]
+ *   cgm-bench events  --socket S --hier NAME=DIR... [--iterations N]
  *
  * Each DIR is the daemon's root in that hierarchy, and ours: the benchmark
  * works in DIR/bench only, and removes it.
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	const char *which = "all", *daemon = NULL, *sockdir = NULL, *cgm = NULL, *noop = NULL;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup|cli [OPTIONS] (see bench/main.c)\n");
+		fprintf(stderr, "usage: cgm-bench ops|scale|rss|startup|cli|events [OPTIONS] (see bench/main.c)\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
 			bench_ops(clients, nclients, which);
 		else if (strcmp(mode, "scale") == 0)
 			bench_scale(sizes, nsizes);
+		else if (strcmp(mode, "events") == 0)
+			bench_events();
 		else
 			return 2;
 	}

@@ -3,7 +3,7 @@
 # harness: tests/integration/lib.sh), and removes everything afterwards, on failure too.
 #
 #   BUILD=build bench/run.sh [--full] [--10k] [--iterations N] [--clients 1,4,16] [--repeat N]
-#                            [--runs N] [--only startup,rss,cli,ops,scale,systemd1] [--which all|0|scm|1]
+#                            [--runs N] [--only startup,rss,cli,ops,scale,events,systemd1] [--which all|0|scm|1]
 #
 # Default (quick, a few minutes): 1000 iterations per row, 1, 4 and 16 clients, trees of 100 and 1000
 # cgroups, 50 start-ups. --full: 5000 iterations, 200 start-ups, and the 10000-cgroup tree; --10k adds
@@ -13,7 +13,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${BUILD:-$here/../build}" && pwd)
-iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,cli,ops,scale,systemd1 repeat=1 which=all
+iterations=1000 clients=1,4,16 sizes=100,1000 runs=50 only=startup,rss,cli,ops,scale,events,systemd1 repeat=1 which=all
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) iterations=5000 sizes=100,1000,10000 runs=200 ;;
@@ -79,6 +79,11 @@ if want cli; then
 fi
 if want scale; then
 	run_as 0 "" "$BENCH" scale --socket "$SOCK" "${hier[@]}" --sizes "$sizes" || failed="$failed scale"
+fi
+if want events; then
+	echo
+	run_as 0 "" "$BENCH" events --socket "$SOCK" "${hier[@]}" --iterations "$((iterations < 1000 ? iterations : 1000))" ||
+		failed="$failed events"
 fi
 # p50_ms CMD...: runs CMD $runs times (as root from the sandbox root) and prints the median wall time in ms.
 p50_ms() {

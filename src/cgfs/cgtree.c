@@ -361,37 +361,59 @@ int cgtree_remove(int parentfd, const char *name)
 	return r == CGTREE_BROKEN ? -errno : err;
 }
 
-/* v1 has no cgroup.events: a task anywhere in the subtree ends the walk. */
+/* A v1 search for a task: visits counts down the cgroups it may still enter. */
+struct populated_walk {
+	int found;
+	unsigned *visits;
+};
+
+/* v1 has no cgroup.events: a task anywhere in the subtree ends the walk, and so does the end of its visits. */
 static int populated_pre(struct cgtree_node *n, void *arg)
 {
-	int *found = arg;
+	struct populated_walk *pw = arg;
 	pidv pids = {0};
+	if (pw->visits && !*pw->visits) {
+		pw->found = -EAGAIN;
+		return CGTREE_STOP;
+	}
+	if (pw->visits)
+		(*pw->visits)--;
 	int r = cgdir_procs(n->fd, &pids);
 	size_t tasks = pids.n;
 	pidv_free(&pids);
 	if (r == -ENOENT || r == -ENODEV)
 		return CGTREE_SKIP; /* removed meanwhile: empty */
 	if (r < 0 || tasks) {
-		*found = r < 0 ? r : 1;
+		pw->found = r < 0 ? r : 1;
 		return CGTREE_STOP;
 	}
 	return CGTREE_DESCEND;
+}
+
+static int populated_v1(int cgfd, unsigned *visits)
+{
+	struct populated_walk pw = {.visits = visits};
+	struct cgtree_visitor v = {.pre = populated_pre, .arg = &pw};
+	int r = cgtree_walk(cgfd, "", &v);
+	return r == CGTREE_BROKEN ? -errno : pw.found;
 }
 
 int cgtree_populated(int cgfd, bool unified)
 {
 	_cleanup_free_ char *events = NULL;
 	const char *p;
-	int r, found = 0;
+	int r;
 
-	if (!unified) {
-		struct cgtree_visitor v = {.pre = populated_pre, .arg = &found};
-		r = cgtree_walk(cgfd, "", &v);
-		return r == CGTREE_BROKEN ? -errno : found;
-	}
+	if (!unified)
+		return populated_v1(cgfd, NULL);
 	r = cgdir_read(cgfd, "cgroup.events", &events);
 	if (r < 0)
 		return r;
 	p = strstr(events, "populated ");
 	return p ? p[10] == '1' : -EIO;
+}
+
+int cgtree_populated_within(int cgfd, unsigned *visits)
+{
+	return populated_v1(cgfd, visits);
 }

@@ -52,3 +52,8 @@ int cgtree_remove(int parentfd, const char *name);
 
 /* True if the cgroup or a descendant has a task; -errno on failure. */
 int cgtree_populated(int cgfd, bool unified);
+/*
+ * A v1 cgroup's cgtree_populated that enters at most *visits cgroups, counted down: -EAGAIN when they ran out
+ * before a task was found or the subtree was all seen (the answer is not known yet).
+ */
+int cgtree_populated_within(int cgfd, unsigned *visits);

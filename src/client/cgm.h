@@ -20,6 +20,9 @@ struct verb {
 extern const struct verb key_verbs[];
 extern const size_t n_key_verbs;
 
+/* cgm watch (cgm_watch.c). */
+int cgm_watch_run(cgm_client *c, char **argv, int argc, cgm_error *err);
+
 /* --json was given. */
 extern bool opt_json;
 

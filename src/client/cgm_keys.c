@@ -715,6 +715,12 @@ const struct verb key_verbs[] = {
 	{"freeze", 1, 1, "NAME", "Freeze every task of NAME and beneath it; returns once all are frozen.", k_freeze,
 	 NULL},
 	{"thaw", 1, 1, "NAME", "Thaw the tasks of NAME and beneath it.", k_thaw, NULL},
+	{"watch", 1, INT_MAX, "NAME [EVENT...] [subtree]",
+	 "Print one line per event of NAME until interrupted: EVENT NAME [COUNT] ('/' for your own cgroup).\n"
+	 "EVENTs: populated empty oom oom_kill high max pids_max frozen thawed removed (default: all);\n"
+	 "subtree: of the cgroups beneath NAME too. --json: one object per line:\n"
+	 "{\"id\":N,\"name\":NAME,\"event\":EVENT[,\"count\":N],\"time_us\":N}. Ends after 'removed' of NAME.",
+	 cgm_watch_run, NULL},
 	{"keys", 0, 0, "", "Print the key vocabulary: key, access (r or rw), the file behind it here ('-' if none), syntax.",
 	 k_keys, NULL},
 	{"controllers", 0, 0, "", "Print the controllers available, each with 'v1' or 'v2'.", k_controllers, NULL},

@@ -188,6 +188,37 @@ int cgm1_kill(cgm_client *c, const char *name, int sig, cgm_error *err);
 int cgm1_freeze(cgm_client *c, const char *name, cgm_error *err);
 int cgm1_thaw(cgm_client *c, const char *name, cgm_error *err);
 
+/*
+ * Events (libcgmanager(3), EVENTS). cgm1_watch subscribes this client to events of name: events is a
+ * NULL-terminated list of words (populated, empty, oom, oom_kill, high, max, pids_max, frozen, thawed, removed;
+ * NULL or empty: all of them; "subtree": of its descendants too); *id names the watch. The daemon sends the events
+ * on this client's connection only; cgm1_process_events hands each to the callback set with cgm1_on_event. A
+ * watch ends with cgm1_unwatch, with its cgroup (after its "removed" event), or when the connection does (the
+ * daemon restarted: cgm1_process_events then fails with org.freedesktop.DBus.Error.NoServer).
+ */
+typedef struct {
+	uint32_t id;       /* the watch's; 0 for "lost" */
+	const char *name;  /* the cgroup as the watch named it, or a descendant's name beneath it; "" for "lost" */
+	const char *event; /* "populated", "empty", "oom", "oom_kill", "high", "max", "pids_max", "frozen", "thawed",
+	                      "removed", or "lost": the daemon dropped events this client did not read in time */
+	uint64_t time_us;  /* CLOCK_REALTIME in microseconds, when the daemon read the kernel's notice */
+	int has_count;     /* count is set: oom, oom_kill, high, max, pids_max (the kernel's counter), lost (dropped) */
+	uint64_t count;
+} cgm1_event;
+/* Called for each event; ev and its strings live until it returns. */
+typedef void (*cgm1_event_fn)(const cgm1_event *ev, void *data);
+
+int cgm1_watch(cgm_client *c, const char *name, const char *const *events, uint32_t *id, cgm_error *err);
+int cgm1_unwatch(cgm_client *c, uint32_t id, cgm_error *err);
+void cgm1_on_event(cgm_client *c, cgm1_event_fn fn, void *data);
+/* The fd that becomes readable when events come (for poll(2)); negative before the first cgm1_watch. */
+int cgm1_events_fd(cgm_client *c);
+/*
+ * Hands every event that has come to the callback; if none had, waits up to timeout_usec (UINT64_MAX: without
+ * limit) for some. Returns how many were handed over (0: none came in time), or a negative errno-style value.
+ */
+int cgm1_process_events(cgm_client *c, uint64_t timeout_usec, cgm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,11 @@ struct cgm_client {
 	pid_t pid;        /* the process that connected: only it connects again (the daemon judges by who connected) */
 	int reconnect_r;  /* why connecting again failed before this call, 0 if it did not */
 	const char *reconnect_path;
+	cgm1_event_fn on_event; /* cgm1_on_event's */
+	void *on_event_data;
+	sd_bus *event_bus;      /* the connection the watches went on, and the filter there that reads Event */
+	sd_bus_slot *event_filter;
+	int dispatched;         /* events handed over by this cgm1_process_events */
 };
 
 void cgm_error_clear(cgm_error *err)
@@ -101,6 +106,7 @@ void cgm_disconnect(cgm_client *c)
 {
 	if (!c)
 		return;
+	sd_bus_slot_unref(c->event_filter);
 	sd_bus_flush_close_unref(c->key_bus);
 	sd_bus_flush_close_unref(c->bus);
 	free(c->path);
@@ -844,4 +850,106 @@ int cgm1_freeze(cgm_client *c, const char *name, cgm_error *err)
 int cgm1_thaw(cgm_client *c, const char *name, cgm_error *err)
 {
 	return call1(c, "Thaw", NULL, err, "s", name);
+}
+
+/* --- events --- */
+
+static int read_event_details(sd_bus_message *m, cgm1_event *ev)
+{
+	const char *key;
+	int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		if ((r = sd_bus_message_read(m, "s", &key)) < 0)
+			break;
+		if (!strcmp(key, "time") || !strcmp(key, "count")) {
+			uint64_t *to = !strcmp(key, "time") ? &ev->time_us : &ev->count;
+			r = sd_bus_message_read(m, "v", "t", to);
+			ev->has_count |= !strcmp(key, "count");
+		} else {
+			r = sd_bus_message_skip(m, "v");
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
+/* The daemon sends Event only to connections that watch: no match rule is needed, a filter takes them. */
+static int on_event_message(sd_bus_message *m, void *data, sd_bus_error *ret)
+{
+	cgm_client *c = data;
+	cgm1_event ev = {0};
+	if (!sd_bus_message_is_signal(m, CGMANAGER_IFACE1, "Event"))
+		return 0;
+	if (sd_bus_message_read(m, "uss", &ev.id, &ev.name, &ev.event) < 0 || read_event_details(m, &ev) < 0)
+		return 0;
+	c->dispatched++;
+	if (c->on_event)
+		c->on_event(&ev, c->on_event_data);
+	return 1;
+}
+
+int cgm1_watch(cgm_client *c, const char *name, const char *const *events, uint32_t *id, cgm_error *err)
+{
+	sd_bus_message *m = NULL, *rep = NULL;
+	sd_bus *bus = bus_for(c, CGMANAGER_IFACE1);
+	int r = sd_bus_message_new_method_call(bus, &m, NULL, CGMANAGER_OBJECT_PATH, CGMANAGER_IFACE1, "Watch");
+	if (r >= 0)
+		r = sd_bus_message_append(m, "s", name);
+	if (r >= 0)
+		r = append_strv(m, events);
+	r = send_call(c, m, r, &rep, err);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(rep, "u", id);
+	sd_bus_message_unref(rep);
+	if (r < 0)
+		return set_error(err, NULL, "the daemon's answer to Watch could not be read", r);
+	/* A cgproxy sent the call to the host's daemon: the events come on that connection. */
+	bus = c->key_bus ? c->key_bus : c->bus;
+	if (c->event_bus != bus) {
+		c->event_filter = sd_bus_slot_unref(c->event_filter);
+		if ((r = sd_bus_add_filter(bus, &c->event_filter, on_event_message, c)) < 0)
+			return set_error(err, NULL, "cannot receive events", r);
+		c->event_bus = bus;
+	}
+	return 0;
+}
+
+int cgm1_unwatch(cgm_client *c, uint32_t id, cgm_error *err)
+{
+	return call1(c, "Unwatch", NULL, err, "u", id);
+}
+
+void cgm1_on_event(cgm_client *c, cgm1_event_fn fn, void *data)
+{
+	c->on_event = fn;
+	c->on_event_data = data;
+}
+
+int cgm1_events_fd(cgm_client *c)
+{
+	return c->event_bus ? sd_bus_get_fd(c->event_bus) : -EBADF;
+}
+
+int cgm1_process_events(cgm_client *c, uint64_t timeout_usec, cgm_error *err)
+{
+	int r;
+	if (!c->event_bus)
+		return set_error(err, "org.freedesktop.DBus.Error.InvalidArgs", "this client watches nothing", -EINVAL);
+	c->dispatched = 0;
+	for (bool waited = false;;) {
+		while ((r = sd_bus_process(c->event_bus, NULL)) > 0)
+			;
+		if (r < 0 || c->dispatched || waited)
+			break;
+		if ((r = sd_bus_wait(c->event_bus, timeout_usec)) < 0)
+			break;
+		waited = true;
+	}
+	if (r < 0 && r != -EINTR)
+		return set_error(err, "org.freedesktop.DBus.Error.NoServer",
+		                 "the connection to cgmanager was lost (the daemon stopped or restarted): its watches ended",
+		                 r);
+	return c->dispatched;
 }

@@ -16,6 +16,7 @@
 #include "ops/journal.h"
 #include "ops/ops.h"
 #include "ops/quota.h"
+#include "ops/watch.h"
 #include "util/log.h"
 
 #ifndef CGMANAGER_VERSION
@@ -50,6 +51,9 @@ static void usage(FILE *f)
 	        "      --max-message-size BYTES\n"
 	        "                        the largest message a client may send (default %u;\n"
 	        "                        a larger one ends its connection)\n"
+	        "      --max-watches-per-connection N, --max-watches-per-uid N, --max-watches N\n"
+	        "                        cgroups a connection, a uid and everyone may follow\n"
+	        "                        with Watch, in each hierarchy (default %u, %u, %u)\n"
 	        "      --systemd1[=ADDRESS]\n"
 	        "                        also serve org.freedesktop.systemd1 (transient scopes\n"
 	        "                        and slices) on the message bus at ADDRESS (default\n"
@@ -61,7 +65,7 @@ static void usage(FILE *f)
 	        "replies unread is not read until it reads them. See LIMITS in cgmanager(8).\n",
 	        QUOTA_DEFAULT_CGROUPS, QUOTA_DEFAULT_DEPTH, SERVER_FDS_PER_CONN, server_default_max_conns(),
 	        SERVER_ROOT_RESERVED_CONNS, SERVER_DEFAULT_CONNS_PER_UID, SERVER_DEFAULT_MAX_MESSAGE,
-	        SERVER_AUTH_TIMEOUT_SEC, SERVER_QUEUED_REPLIES_MAX);
+	        WATCH_DEFAULT_PER_CONN, WATCH_DEFAULT_PER_UID, WATCH_DEFAULT_TOTAL, SERVER_AUTH_TIMEOUT_SEC, SERVER_QUEUED_REPLIES_MAX);
 }
 
 static int parse_number(const char *s, unsigned long max, unsigned *out)
@@ -122,9 +126,13 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},      {"max-cgroups-per-uid", required_argument, NULL, 'C'},
 		{"max-depth", required_argument, NULL, 'D'}, {"max-connections", required_argument, NULL, 'N'},
 		{"max-connections-per-uid", required_argument, NULL, 'U'},
-		{"max-message-size", required_argument, NULL, 'M'}, {"systemd1", optional_argument, NULL, 'Y'}, {0},
+		{"max-message-size", required_argument, NULL, 'M'},
+		{"max-watches-per-connection", required_argument, NULL, 'w'},
+		{"max-watches-per-uid", required_argument, NULL, 'W'}, {"max-watches", required_argument, NULL, 'T'},
+		{"systemd1", optional_argument, NULL, 'Y'}, {0},
 	};
 	struct server_limits lim = {0};
+	struct watch_limits wlim = {0};
 	const char *socket_path = NULL, *systemd1_address = NULL;
 	int level = LOG_LVL_INFO, c, rc = 1;
 	bool use_syslog = false;
@@ -181,6 +189,18 @@ int main(int argc, char **argv)
 			lim.max_message = v;
 			break;
 		}
+		case 'w':
+		case 'W':
+		case 'T': {
+			unsigned *to = c == 'w' ? &wlim.per_conn : c == 'W' ? &wlim.per_uid : &wlim.total;
+			if (parse_count(optarg, to) < 0 || *to == 0) {
+				fprintf(stderr, "cgmanager: --%s takes a number from 1 to 1000000, not '%s'\n",
+				        c == 'w' ? "max-watches-per-connection" : c == 'W' ? "max-watches-per-uid" : "max-watches",
+				        optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'Y':
 			systemd1_address = optarg && *optarg ? optarg : SYSTEMD1_DEFAULT_ADDRESS;
 			break;
@@ -211,6 +231,7 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		return 1;
 	}
+	watches_set_limits(o.watches, &wlim);
 	if (!(o.quotas = quotas_new(max_cgroups, max_depth))) {
 		log_error("out of memory");
 		goto out_ops;

@@ -37,8 +37,7 @@ struct acceptor {
 	uint64_t listen_resume; /* when the listen socket, paused for want of fds, is watched again; 0: watched */
 	int handoff[2]; /* pointers to struct accepted, one write each (atomic: smaller than PIPE_BUF) */
 	struct accepted *head, *tail; /* not yet authenticated, nearest deadline first */
-	unsigned refused;
-	uint64_t refused_logged_at;
+	struct log_limit refusals;
 	/* intake_pump's read buffer on this thread; malloc'ed apart, so that its pages are touched only as far as
 	 * reads fill them (calloc would clear it all) */
 	uint8_t *scratch;
@@ -50,14 +49,10 @@ static char tag_listen, tag_stop;
 /* Logs refused connections, at most once per REFUSAL_LOG_USEC; the rest are counted. */
 static void note_refusal(struct acceptor *ac, uid_t uid, const char *why)
 {
-	uint64_t now = now_usec();
-	ac->refused++;
+	unsigned n;
 	log_debug("connection of uid %u refused: %s", (unsigned)uid, why);
-	if (ac->refused_logged_at && now - ac->refused_logged_at < REFUSAL_LOG_USEC)
-		return;
-	log_warn("refused %u connection(s), the last of uid %u: %s", ac->refused, (unsigned)uid, why);
-	ac->refused = 0;
-	ac->refused_logged_at = now;
+	if (log_limit_pass(&ac->refusals, now_usec(), REFUSAL_LOG_USEC, &n))
+		log_warn("refused %u connection(s), the last of uid %u: %s", n, (unsigned)uid, why);
 }
 
 #define OUT_OF_RESOURCES "the daemon is out of memory or file descriptors"

@@ -11,8 +11,10 @@
 #include "dbus/loop.h"
 
 struct deferred_registry;
+struct event_pump;
 struct scm_registry;
 struct server;
+struct subscriber;
 struct uid_slot;
 
 struct conn {
@@ -20,6 +22,8 @@ struct conn {
 	struct ops *ops;        /* the server's (NULL in cgproxy) */
 	struct scm_registry *scm;           /* the server's Scm exchanges (dbus/scm_server.h) */
 	struct deferred_registry *deferred; /* the server's calls that wait on the kernel (dbus/deferred.h) */
+	struct event_pump *events;          /* the server's event source in its loop (dbus/events.h); NULL in cgproxy */
+	struct subscriber *sub;             /* the Event signals waiting for it (dbus/events.h); NULL until one does */
 	sd_bus *bus;
 	int fd;                 /* the client's socket: read by the intake, written by sd-bus */
 	struct loop_watch watch; /* fd in the server's loop */

@@ -5,9 +5,12 @@
 
 #include "dbus/conn.h"
 #include "dbus/deferred.h"
+#include "dbus/admission.h"
 #include "dbus/errors.h"
+#include "dbus/events.h"
 #include "keys/keys.h"
 #include "ops/key_api.h"
+#include "ops/watch.h"
 
 /* What sd_bus_message_read_strv hands out. */
 static void free_strv(char **v)
@@ -295,6 +298,40 @@ static int m_thaw(sd_bus_message *m, void *u, sd_bus_error *ret)
 	return freeze(m, u, false);
 }
 
+static int m_watch(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	struct conn *c = u;
+	struct call q;
+	char **events = NULL;
+	uint32_t id = 0;
+	int r = read_name(m, c, &q);
+	if (r >= 0)
+		r = sd_bus_message_read_strv(m, &events);
+	if (r >= 0 && ops_watch(q.ops, q.req, c, admission_account(c->slot), q.name, (const char *const *)events, &id,
+	                         &q.e) < 0) {
+		r = reply_error(m, &q.e);
+	} else if (r >= 0) {
+		event_pump_watched(c->events);
+		r = sd_bus_reply_method_return(m, "u", id);
+	}
+	free_strv(events);
+	return r;
+}
+
+static int m_unwatch(sd_bus_message *m, void *u, sd_bus_error *ret)
+{
+	struct conn *c = u;
+	struct err e = {0};
+	uint32_t id;
+	int r = sd_bus_message_read(m, "u", &id);
+	if (r < 0)
+		return r;
+	if (ops_unwatch(conn_ops(c), c, id, &e) < 0)
+		return reply_error(m, &e);
+	events_unwatched(c, id);
+	return sd_bus_reply_method_return(m, "");
+}
+
 #define M(name, in, out, fn) SD_BUS_METHOD(name, in, out, fn, SD_BUS_VTABLE_UNPRIVILEGED)
 
 const sd_bus_vtable iface1_vtable[] = {
@@ -315,5 +352,9 @@ const sd_bus_vtable iface1_vtable[] = {
 	M("Kill", "si", "", m_kill),
 	M("Freeze", "s", "", m_freeze),
 	M("Thaw", "s", "", m_thaw),
+	M("Watch", "sas", "u", m_watch),
+	M("Unwatch", "u", "", m_unwatch),
+	SD_BUS_SIGNAL_WITH_NAMES("Event", "ussa{sv}", SD_BUS_PARAM(id) SD_BUS_PARAM(name) SD_BUS_PARAM(event)
+	                         SD_BUS_PARAM(details), 0),
 	SD_BUS_VTABLE_END,
 };

@@ -16,6 +16,7 @@
 #include "dbus/acceptor.h"
 #include "dbus/conn.h"
 #include "dbus/deferred.h"
+#include "dbus/events.h"
 #include "dbus/loop.h"
 #include "dbus/peer.h"
 #include "dbus/scm_server.h"
@@ -59,6 +60,7 @@ struct server {
 	sd_id128_t id;
 	struct scm_registry scm;
 	struct deferred_registry deferred;
+	struct event_pump *events; /* the watches' events in the loop (dbus/events.h); NULL in cgproxy */
 	const sd_bus_vtable *iface0, *iface1;
 	void *app;
 	uint8_t *scratch; /* intake_pump's read buffer on this thread (malloc'ed apart: see the acceptor's) */
@@ -127,6 +129,7 @@ static void busy_remove(struct server *s, struct conn *c)
 
 static void conn_free(struct server *s, struct conn *c)
 {
+	events_conn_gone(c);
 	deferred_cancel_conn(&s->deferred, c);
 	scm_registry_cancel_conn(&s->scm, c->serial);
 	loop_watch_remove(s->loop, &c->watch);
@@ -286,6 +289,7 @@ static int conn_new(struct server *s, struct accepted *a)
 	c->ops = s->ops;
 	c->scm = &s->scm;
 	c->deferred = &s->deferred;
+	c->events = s->events;
 	c->fd = a->fd;
 	c->slot = a->slot;
 	c->req = a->req;
@@ -376,6 +380,8 @@ static bool conn_serve(struct server *s, struct conn *c, uint32_t events, uint64
 		return false;
 	if (!c->throttled && (!c->drained || intake_pending(&c->in)))
 		busy_add(s, c);
+	/* Events that waited for room go out behind what sd-bus just wrote. */
+	events_flush(c);
 	return conn_update_events(s, c) == 0;
 }
 
@@ -496,6 +502,10 @@ struct server *server_new(struct ops *o, const sd_bus_vtable *iface0, const sd_b
 	r = loop_watch_add(s->loop, &s->signal_watch, s->signal_fd, EPOLLIN, false, on_signal, s);
 	if (r >= 0 && o)
 		r = loop_watch_add(s->loop, &s->release_watch, release_watch_fd(o->release), EPOLLIN, true, on_release, s);
+	if (r >= 0 && o && !(s->events = event_pump_start(s->loop, o, e))) {
+		server_free(s);
+		return NULL;
+	}
 	if (r < 0) {
 		err_errno(e, -r, "cannot set up the event loop");
 		server_free(s);
@@ -589,6 +599,7 @@ void server_free(struct server *s)
 	deferred_free_all(&s->deferred);
 	while (s->conns)
 		conn_free(s, s->conns);
+	event_pump_stop(s->events);
 	if (s->signal_fd >= 0)
 		close(s->signal_fd);
 	loop_free(s->loop);

@@ -4,6 +4,7 @@
 
 #include "ops/job.h"
 #include "ops/key_ctx.h"
+#include "ops/watch.h"
 #include "util/cleanup.h"
 
 #define FREEZE_DEADLINE_MS 5000
@@ -38,6 +39,9 @@ static int freeze_step(struct ops *o, const struct requester *r, struct ops_job 
 	 */
 	if (rc == 0 && j->frozen && set_freezer_state(o, r, j->name, true, e) < 0)
 		rc = -1;
+	/* v1's freezer.state notifies no one: the watches of the cgroup hear it from here. */
+	if (rc == 1)
+		ops_watch_note_freezer(o, r, j->name, j->frozen);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "ops/journal.h"
 #include "ops/quota.h"
 #include "ops/release.h"
+#include "ops/watch.h"
 #include "util/cleanup.h"
 
 static int self_ns(const char *ns, ino_t *out, struct err *e)
@@ -41,7 +42,9 @@ int ops_init(struct ops *o, struct err *e)
 	hierarchies_all(&o->hs, &o->all);
 	load_delegate_list(o);
 	o->release = release_watch_new(e);
-	if (!o->release) {
+	o->watches = o->release ? watches_new(e) : NULL;
+	if (!o->watches) {
+		release_watch_free(o->release);
 		hierarchies_free(&o->hs);
 		return -1;
 	}
@@ -51,6 +54,7 @@ int ops_init(struct ops *o, struct err *e)
 void ops_free(struct ops *o)
 {
 	journal_close(o);
+	watches_free(o->watches);
 	release_watch_free(o->release);
 	quotas_free(o->quotas);
 	strv_free(&o->delegate_files);

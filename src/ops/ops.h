@@ -15,6 +15,7 @@
 
 struct release_watch;
 struct quotas;
+struct watches;
 
 struct ops {
 	struct hierarchies hs;
@@ -24,6 +25,7 @@ struct ops {
 	bool have_delegate_list;
 	ino_t pidns, userns;     /* the daemon's own, to recognise host requesters */
 	struct quotas *quotas;   /* ops/quota.h */
+	struct watches *watches; /* ops/watch.h: Watch's subscriptions and their event source */
 	struct {
 		int fd;              /* ops/journal.h; -1: none */
 		off_t len, last;     /* its length, and where its last note starts */

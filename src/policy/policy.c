@@ -29,6 +29,14 @@ bool policy_in_group(const struct cred *c, gid_t gid)
 	return false;
 }
 
+bool policy_same_cred(const struct cred *a, const struct cred *b)
+{
+	return a == b ||
+	       (a->uid == b->uid && a->gid == b->gid && a->ngroups == b->ngroups &&
+	        !memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) && a->in_userns == b->in_userns &&
+	        a->ns_root == b->ns_root && a->uidmap == b->uidmap && a->gidmap == b->gidmap);
+}
+
 bool policy_may_vouch(const struct cred *peer, uid_t uid, gid_t gid, const char *which, char why[POLICY_WHY_MAX])
 {
 	if ((uid == peer->uid && policy_in_group(peer, gid)) || policy_privileged_over(peer, uid, gid))

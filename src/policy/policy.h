@@ -51,6 +51,8 @@ enum access_want { WANT_READ = 4, WANT_WRITE = 2, WANT_SEARCH = 1 };
 /* Unix permission bits as the kernel applies them; root may do anything. */
 bool policy_permits(const struct cred *c, const struct owner *o, int want);
 bool policy_in_group(const struct cred *c, gid_t gid);
+/* Whether every rule answers a and b alike: the same ids and groups, in the same user namespace (its maps). */
+bool policy_same_cred(const struct cred *a, const struct cred *b);
 
 /* "what" names the target for the message, e.g. "memory:/a/b". */
 bool policy_may_create_in(const struct cred *c, const struct owner *parent, const char *what, char why[POLICY_WHY_MAX]);

@@ -115,5 +115,7 @@ const sd_bus_vtable key_api_upstream_vtable[] = {
 	K("Kill", "si", ""),
 	K("Freeze", "s", ""),
 	K("Thaw", "s", ""),
+	K("Watch", "sas", "u"),
+	K("Unwatch", "u", ""),
 	SD_BUS_VTABLE_END,
 };

@@ -38,6 +38,17 @@ int log_level_from_name(const char *name)
 	return -1;
 }
 
+bool log_limit_pass(struct log_limit *l, uint64_t now, uint64_t interval_usec, unsigned *n)
+{
+	l->count++;
+	if (l->logged_at && now - l->logged_at < interval_usec)
+		return false;
+	*n = l->count;
+	l->count = 0;
+	l->logged_at = now;
+	return true;
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const int syslog_prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};

@@ -53,6 +53,7 @@
 #include "ops/ops.h"
 #include "ops/quota.h"
 #include "ops/release.h"
+#include "ops/watch.h"
 #include "scm/scm_io.h"
 #include "scm/scm_methods.h"
 #include "util/log.h"
@@ -681,7 +682,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		make_tree(&o.hs.h[i], i);
 	o.release = release_watch_new(&e);
 	o.quotas = quotas_new(QUOTA_DEFAULT_CGROUPS, QUOTA_DEFAULT_DEPTH);
-	FUZZ_CHECK(o.release && o.quotas);
+	o.watches = watches_new(&e);
+	FUZZ_CHECK(o.release && o.quotas && o.watches);
 	struct server *s = server_new(&o, iface0_vtable, iface1_vtable, NULL, listen_fd, &e);
 	FUZZ_CHECK(s);
 	/* The dispatch is fuzzed here, not the intake's size limit (the integration tests' huge-length and
@@ -762,7 +764,8 @@ out:
 	server_free(s);
 	release_watch_free(o.release);
 	quotas_free(o.quotas);
-	o.release = NULL, o.quotas = NULL;
+	watches_free(o.watches);
+	o.release = NULL, o.quotas = NULL, o.watches = NULL;
 	for (size_t i = 0; i < o.hs.n; i++) {
 		close(o.hs.h[i].root_fd);
 		o.hs.h[i].root_fd = -1;

@@ -185,7 +185,21 @@ spawn_as() {
 		exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all -- "$@"
 	) >/dev/null 2>&1 &
 	SB_PIDS+=("$!")
+	# SB_PIDS is lost when spawn_as runs in $(...), as it mostly does: run.sh ends what a test left from here.
+	echo "$!" >>"$WORK/test.pids"
 	echo "$!"
+}
+
+# end_test_pids: after a test, SIGKILLs what its spawn_as started and is still in the sandbox (a pid that left it
+# is no longer ours to end, whatever has it now), so that a failed test's subscribers and sleepers do not hold
+# the next tests' quotas and watches.
+end_test_pids() {
+	local p
+	[ -s "$WORK/test.pids" ] || return 0
+	while read -r p; do
+		grep -q "/$SB_NAME\(/\|$\)" "/proc/$p/cgroup" 2>/dev/null && kill -KILL "$p" 2>/dev/null
+	done <"$WORK/test.pids"
+	: >"$WORK/test.pids"
 }
 
 # cgm as root from the sandbox root, or as UID from REL.

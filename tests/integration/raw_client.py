@@ -5,6 +5,9 @@
 
 Modes (each prints one result line; exit 0 unless the mode itself went wrong):
   ping               authenticate, call Ping, print "return" / "error NAME"
+  ping-every N MS SECONDS  one connection, up to N Pings MS ms apart for at most SECONDS s; prints each one's
+                     round trip in ms ("failed" for one that failed or took past 60 s): the daemon's latency
+                     without a client process's start, which dominates on a loaded machine or under ASan
   garbage            random bytes instead of the auth exchange; "closed" once the daemon hangs up
   garbage-after-auth authenticate, then random bytes as messages; "closed"
   midauth STAGE      hang up during the auth exchange: STAGE is connect, nul, auth, negotiate or begin-less
@@ -202,6 +205,26 @@ def main():
     arg = sys.argv[3] if len(sys.argv) > 3 else None
     if mode == "ping":
         print(ping(path))
+    elif mode == "ping-every":
+        n, gap, seconds = int(sys.argv[3]), int(sys.argv[4]) / 1000, float(sys.argv[5])
+        s = connect(path)
+        authenticate(s)
+        s.settimeout(60)
+        end = time.monotonic() + seconds
+        for k in range(n):
+            t0 = time.monotonic()
+            try:
+                s.sendall(method_call("Ping", "i", (0,), serial=k + 1))
+                kind, _ = read_message(s)
+                print("%d" % ((time.monotonic() - t0) * 1000) if kind == 2 else "failed", flush=True)
+            except OSError:
+                print("failed", flush=True)
+                s = connect(path)
+                authenticate(s)
+                s.settimeout(60)
+            if time.monotonic() >= end:
+                break
+            time.sleep(gap)
     elif mode == "garbage":
         s = connect(path)
         try:

@@ -26,7 +26,7 @@ expect_has() {
 test_completion_verbs_options_and_help() {
 	local got
 	got=$(completions 0 "" "")
-	expect_has "$got" new set get ls tasks pid own move exec delete kill freeze thaw keys controllers \
+	expect_has "$got" new set get ls tasks pid own move exec delete kill freeze thaw watch keys controllers \
 		create chown getpidcgroup movepid getvalue setvalue listcontrollers listkeys help ping
 	expect_eq "$(completions 0 "" ge)" "$(printf '%s\n' get getpidcgroup getpidcgroupabs gettasks gettasksrecursive getvalue)" "ge"
 	expect_eq "$(completions 0 "" --v)" --version "--v"
@@ -34,6 +34,9 @@ test_completion_verbs_options_and_help() {
 	# Options before the verb are skipped; after it, each verb's own.
 	expect_eq "$(completions 0 "" --json ls -)" "$(printf '%s\n' --recursive -r)" "ls -"
 	expect_eq "$(completions 0 "" delete --f)" --force "delete --f"
+	# watch: its event words after the name.
+	expect_eq "$(completions 0 "" watch web oo)" "$(printf '%s\n' oom oom_kill)" "watch web oo"
+	expect_eq "$(completions 0 "" watch web sub)" subtree "watch web sub"
 }
 
 test_completion_controllers_from_the_daemon() {
