@@ -862,7 +862,11 @@ while time.time() < end:
 	end_pids "$mover" "$pid" "${subs[@]}"
 	echo "measured: another client's Ping (ms) while 28 subtree watches follow two chains 16 deep: $(cat "$res")"
 	p99=$(awk '{print $4}' "$res")
-	[ "$p99" -le 250 ] || fail "another client's Ping took up to $(awk '{print $6}' "$res") ms (p99 $p99 ms)"
+	# The v2 VM's emulated cpus make everything 3 times slower or more (ping_quickly allows it 3 times too).
+	local bound=250
+	[ "$LANE" != v2 ] || bound=750
+	! latency_judged || [ "$p99" -le "$bound" ] ||
+		fail "another client's Ping took up to $(awk '{print $6}' "$res") ms (p99 $p99 ms, bound $bound)"
 }
 
 # A subtree watch is charged for each descendant it follows, to the subscriber's uid, and the descendants are made
