@@ -221,8 +221,11 @@ test_container_proxy_reconnects_after_daemon_restart() {
 	ms=$(((t1 - t0) / 1000000))
 	expect_exists "$(sb_path memory)/c1/after_restart"
 	expect_exists "$(sb_path memory)/c1/before_restart"
-	# Within a second of what a request costs anyway.
-	[ "$ms" -lt $((1000 + base)) ] || fail "the first request after the restart took $ms ms (without a restart: $base ms)"
+	# Within a second of what a request costs anyway (3 s in the v2 VM, whose emulated cpus make everything 3 times
+	# slower or more, as ping_quickly allows: it took 2076 ms there once, against 1056 without a restart).
+	local slack=1000
+	[ "$LANE" != v2 ] || slack=3000
+	[ "$ms" -lt $((slack + base)) ] || fail "the first request after the restart took $ms ms (without a restart: $base ms)"
 	stop_pid "$EXTRA_PID" || true
 }
 
