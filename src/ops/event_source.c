@@ -715,11 +715,22 @@ static struct node *node_find(struct event_source *es, const struct hierarchy *h
 }
 
 /* Whether rel in h is still the directory of inode ino: not removed, nor removed and made again. */
+/* The cgroup at rel, opened, if it is still the one of inode ino (not removed, nor made again); else -1. */
+static int open_same(const struct hierarchy *h, const char *rel, ino_t ino)
+{
+	int fd = cgdir_open_beneath(h->root_fd, rel);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static bool still_there(const struct hierarchy *h, const char *rel, ino_t ino)
 {
-	_cleanup_close_ int fd = cgdir_open_beneath(h->root_fd, rel);
-	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == ino;
+	_cleanup_close_ int fd = open_same(h, rel, ino);
+	return fd >= 0;
 }
 
 /*
@@ -1070,9 +1081,8 @@ static void resync_step(struct event_source *es)
 		if (done++ == RESYNC_NODES)
 			return;
 		n->resync_round = es->resync_round;
-		_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+		_cleanup_close_ int fd = open_same(n->h, n->rel, n->ino);
+		if (fd < 0) {
 			node_gone(es, n);
 			continue;
 		}
@@ -1202,9 +1212,8 @@ static void on_parent_event(struct event_source *es, const struct inotify_event 
 /* Reads n's polled files again, oom_notices more OOMs counted; a cgroup removed (or made again) ends n. */
 static void refresh_polled(struct event_source *es, struct node *n, uint64_t oom_notices)
 {
-	_cleanup_close_ int fd = cgdir_open_beneath(n->h->root_fd, n->rel);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != n->ino) {
+	_cleanup_close_ int fd = open_same(n->h, n->rel, n->ino);
+	if (fd < 0) {
 		node_gone(es, n);
 		return;
 	}
