@@ -21,8 +21,6 @@ Modes:
                           child that filled and every one that emptied; prints "E events in S steps". Without the
                           pacing, the kernel's notices read after a task left show no change, and how many events
                           fire depends on the machine's speed.
-  pings N                 N Pings on one connection, 20 ms apart; prints "p50 A p99 B max C" (ms): the daemon's own
-                          latency, without a client's start
   rename-churn DIR NAME N as the owner of the v1 cgroup NAME (its directory DIR), N times: makes DIR/aK, watches
                           NAME/aK on one connection, renames aK to bK, watches NAME/bK (subtree) on a second, and
                           closes the first while a third asks for watches of NAME/n* (66 name lengths, made first);
@@ -245,19 +243,6 @@ def main():
         print("no lost after %d events" % seen)
     elif mode == "flood":
         flood(path, sys.argv[3], sys.argv[4], int(sys.argv[5]))
-    elif mode == "pings":
-        n = int(sys.argv[3])
-        s = connect(path)
-        authenticate(s)
-        lat = []
-        for k in range(n):
-            t0 = time.monotonic()
-            s.sendall(method_call("Ping", "i", serial=k + 1, body=struct.pack("<i", 0)))
-            read_message(s)
-            lat.append((time.monotonic() - t0) * 1000)
-            time.sleep(0.02)
-        lat.sort()
-        print("p50 %.0f p99 %.0f max %.0f" % (lat[n // 2], lat[n * 99 // 100], lat[-1]))
     elif mode == "rename-churn":
         d, name, n = sys.argv[3], sys.argv[4], int(sys.argv[5])
 
