@@ -1284,8 +1284,15 @@ static void serve(struct event_source *es, struct queued *q, bool parents, size_
 		else
 			on_inotify(es, whole);
 	}
-	if (q->head == q->len)
+	if (q->head == q->len) {
 		q->head = q->len = 0;
+		/* What a burst grew (up to QUEUED_MAX) goes back once served; the first size stays, for the next turn. */
+		if (q->cap > READ_CHUNK * 2) {
+			free(q->buf);
+			q->buf = NULL;
+			q->cap = 0;
+		}
+	}
 }
 
 /* The pending eventfd is readable exactly while work is left for the next call. */
