@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbus/admission.h"
 #include "dbus/conn.h"
 #include "dbus/deferred.h"
-#include "dbus/admission.h"
 #include "dbus/errors.h"
 #include "dbus/events.h"
 #include "keys/keys.h"
@@ -303,12 +303,13 @@ static int m_watch(sd_bus_message *m, void *u, sd_bus_error *ret)
 	struct conn *c = u;
 	struct call q;
 	char **events = NULL;
+	struct watch_wants want;
 	uint32_t id = 0;
 	int r = read_name(m, c, &q);
 	if (r >= 0)
 		r = sd_bus_message_read_strv(m, &events);
-	if (r >= 0 && ops_watch(q.ops, q.req, c, admission_account(c->slot), q.name, (const char *const *)events, &id,
-	                         &q.e) < 0) {
+	if (r >= 0 && (watch_wants_parse((const char *const *)events, &want, &q.e) < 0 ||
+	               ops_watch(q.ops, q.req, c, admission_account(c->slot), q.name, &want, &id, &q.e) < 0)) {
 		r = reply_error(m, &q.e);
 	} else if (r >= 0) {
 		event_pump_watched(c->events);

@@ -23,13 +23,12 @@ const char *event_counter_file(enum event_kind k, bool unified)
 	return unified ? "memory.events" : "memory.oom_control";
 }
 
-int event_mask_parse(const char *const *w, unsigned *mask, bool *subtree, struct err *e)
+int watch_wants_parse(const char *const *w, struct watch_wants *want, struct err *e)
 {
-	*mask = 0;
-	*subtree = false;
+	*want = (struct watch_wants){0};
 	for (size_t i = 0; w && w[i]; i++) {
 		if (strcmp(w[i], "subtree") == 0) {
-			*subtree = true;
+			want->subtree = true;
 			continue;
 		}
 		enum event_kind k = 0;
@@ -40,10 +39,11 @@ int event_mask_parse(const char *const *w, unsigned *mask, bool *subtree, struct
 			               "'%.64s' is not an event one can watch (populated, empty, oom, oom_kill, high, max, "
 			               "pids_max, frozen, thawed, removed, and the option subtree)",
 			               w[i]);
-		*mask |= EV_BIT(k);
+		want->mask |= EV_BIT(k);
 	}
-	if (!*mask)
-		*mask = EV_ALL_WATCHABLE;
+	want->named = want->mask != 0;
+	if (!want->named)
+		want->mask = EV_ALL_WATCHABLE;
 	return 0;
 }
 

@@ -35,11 +35,14 @@ const char *event_word(enum event_kind k);
  * memory.oom_control and pids.events): who may not read it is not told of the event. NULL for the others.
  */
 const char *event_counter_file(enum event_kind k, bool unified);
-/*
- * The mask of Watch's event words (empty: every event); "subtree" sets *subtree. Refused: an unknown word
- * or "lost".
- */
-int event_mask_parse(const char *const *words, unsigned *mask, bool *subtree, struct err *e);
+/* What a Watch asks for, from its words (parsed once, by the transport). */
+struct watch_wants {
+	unsigned mask; /* the events: those named, or every one if none is */
+	bool subtree;  /* the word "subtree": the descendants too */
+	bool named;    /* an event was named: a count it names must be readable, or the Watch is refused */
+};
+/* Watch's words. Refused: an unknown word, or "lost". */
+int watch_wants_parse(const char *const *words, struct watch_wants *w, struct err *e);
 
 /* What the notifying files of one cgroup said at one reading; -1 (or UINT64_MAX for a counter) unknown. */
 struct event_state {

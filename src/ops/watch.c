@@ -133,15 +133,6 @@ static int resolve_all(struct ops *o, const struct requester *r, const char *nam
 	return 0;
 }
 
-/* Whether events names an event, not only the option subtree. */
-static bool names_events(const char *const *events)
-{
-	for (size_t i = 0; events && events[i]; i++)
-		if (strcmp(events[i], "subtree") != 0)
-			return true;
-	return false;
-}
-
 /*
  * A counted event asked for by name whose count is in a file of t the requester may not read is refused, as
  * GetValue of that file is. Asked for by no name (every event), it is only not sent: the source asks each time.
@@ -164,21 +155,19 @@ static int may_read_counts(const struct requester *r, const struct target *t, co
 }
 
 int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint64_t account, const char *name,
-              const char *const *events, uint32_t *id, struct err *e)
+              const struct watch_wants *want, uint32_t *id, struct err *e)
 {
 	struct target *t = calloc(o->hs.n ? o->hs.n : 1, sizeof(*t));
 	struct event_place places[PROC_CGROUP_MAX];
 	const struct hierarchy *primary = NULL;
-	unsigned mask;
 	size_t np = 0, found;
-	bool subtree;
 	int rc = -1;
 
 	if (!t)
 		return err_set(e, ERR_LIMIT, "out of memory");
 	for (size_t i = 0; i < o->hs.n; i++)
 		t[i] = (struct target){.req_fd = -1, .fd = -1};
-	if (event_mask_parse(events, &mask, &subtree, e) < 0 || resolve_all(o, r, name, t, &found, e) < 0)
+	if (resolve_all(o, r, name, t, &found, e) < 0)
 		goto out;
 	for (size_t i = 0; i < o->hs.n; i++)
 		if (t[i].fd >= 0 && (!primary || o->hs.h[i].unified))
@@ -186,13 +175,14 @@ int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint6
 	for (size_t i = 0; i < o->hs.n; i++) {
 		unsigned roles = roles_in(o, &o->hs.h[i], primary);
 		/* The primary one always: it tells when the watch ends. */
-		if (t[i].fd < 0 || (&o->hs.h[i] != primary && !(roles & mask)))
+		if (t[i].fd < 0 || (&o->hs.h[i] != primary && !(roles & want->mask)))
 			continue;
-		if (names_events(events) && may_read_counts(r, &t[i], &o->hs.h[i], roles & mask, e) < 0)
+		if (want->named && may_read_counts(r, &t[i], &o->hs.h[i], roles & want->mask, e) < 0)
 			goto out;
 		places[np++] = (struct event_place){.h = &o->hs.h[i], .rel = t[i].rel, .fd = t[i].fd, .roles = roles};
 	}
-	struct watch *w = watch_registry_add(&o->watches->reg, owner, r->cred.uid, account, mask, subtree, name, e);
+	struct watch *w =
+	    watch_registry_add(&o->watches->reg, owner, r->cred.uid, account, want->mask, want->subtree, name, e);
 	if (!w)
 		goto out;
 	w->cred = &r->cred; /* the connection's, which outlives its watches */

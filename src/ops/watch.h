@@ -18,9 +18,12 @@ void watches_set_limits(struct watches *ws, const struct watch_limits *l);
 struct event_source *watches_source(struct watches *ws);
 const struct watch_registry *watches_registry(const struct watches *ws);
 
-/* account: what the cap per uid charges (watch_registry_add), the one the daemon charges owner's connection to. */
+/*
+ * account: what the cap per uid charges (watch_registry_add), the one the daemon charges owner's connection to;
+ * want: what the transport parsed of the call's words (watch_wants_parse).
+ */
 int ops_watch(struct ops *o, const struct requester *r, const void *owner, uint64_t account, const char *name,
-              const char *const *events, uint32_t *id, struct err *e);
+              const struct watch_wants *want, uint32_t *id, struct err *e);
 int ops_unwatch(struct ops *o, const void *owner, uint32_t id, struct err *e);
 /* The subscriber went away: its watches end, without a word. Returns how many there were. */
 unsigned ops_unwatch_owner(struct ops *o, const void *owner);

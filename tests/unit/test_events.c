@@ -7,15 +7,16 @@
 
 static void test_words(void)
 {
-	unsigned mask;
-	bool subtree;
+	struct watch_wants w;
 	struct err e = {0};
-	const char *none[] = {NULL}, *some[] = {"oom_kill", "subtree", "empty", NULL}, *bad[] = {"lost", NULL};
-	CHECK(event_mask_parse(none, &mask, &subtree, &e) == 0 && mask == EV_ALL_WATCHABLE && !subtree);
-	CHECK(!(mask & EV_BIT(EV_LOST)));
-	CHECK(event_mask_parse(some, &mask, &subtree, &e) == 0 && subtree);
-	CHECK(mask == (EV_BIT(EV_OOM_KILL) | EV_BIT(EV_EMPTY)));
-	CHECK(event_mask_parse(bad, &mask, &subtree, &e) < 0 && e.kind == ERR_INVALID && strstr(e.msg, "'lost'"));
+	const char *none[] = {NULL}, *some[] = {"oom_kill", "subtree", "empty", NULL}, *bad[] = {"lost", NULL},
+	           *only_subtree[] = {"subtree", NULL};
+	CHECK(watch_wants_parse(none, &w, &e) == 0 && w.mask == EV_ALL_WATCHABLE && !w.subtree && !w.named);
+	CHECK(!(w.mask & EV_BIT(EV_LOST)));
+	CHECK(watch_wants_parse(some, &w, &e) == 0 && w.subtree && w.named);
+	CHECK(w.mask == (EV_BIT(EV_OOM_KILL) | EV_BIT(EV_EMPTY)));
+	CHECK(watch_wants_parse(only_subtree, &w, &e) == 0 && w.subtree && !w.named && w.mask == EV_ALL_WATCHABLE);
+	CHECK(watch_wants_parse(bad, &w, &e) < 0 && e.kind == ERR_INVALID && strstr(e.msg, "'lost'"));
 	CHECK(!strcmp(event_word(EV_PIDS_MAX), "pids_max"));
 	/* A count is read from its controller's events file; v1's memory has memory.oom_control alone. */
 	CHECK(!strcmp(event_counter_file(EV_PIDS_MAX, false), "pids.events"));
